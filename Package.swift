@@ -1,0 +1,21 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "swift-keyed-archive",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .executable(name: "karchive", targets: ["karchive"]),
+        .executable(name: "KeyedArchiveBenchmarks", targets: ["KeyedArchiveBenchmarks"]),
+    ],
+    targets: [
+        .target(name: "PropertyList"),
+        .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
+        .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["PropertyList"]),
+        .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
+        .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

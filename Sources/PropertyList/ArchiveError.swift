@@ -1,0 +1,99 @@
+/// The one error type of the library: what went wrong, and where.
+///
+/// Every failure — a malformed byte, a value of the wrong kind, a type that cannot be coded,
+/// a failed write — is an `ArchiveError`. It carries a ``Code`` to match on, the byte offset
+/// in the input and the object index where they are known, the key path of the value being
+/// coded where there is one, and a full sentence saying what happened (and how to fix it
+/// when there is a fix).
+///
+/// Two errors are equal when their codes are equal, so tests and callers can match on the
+/// code alone:
+///
+/// ```swift
+/// do {
+///     _ = try BPlistReader().read(bytes)
+/// } catch let error as ArchiveError where error.code == .truncated {
+///     print(error.byteOffset ?? -1)
+/// }
+/// ```
+public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure. An open set: modules add their own codes in extensions.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        package init(_ name: String) { self.name = name }
+        public var description: String { name }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// The byte offset in the input where the problem was found, if it is about input bytes.
+    public let byteOffset: Int?
+    /// The index of the binary property list object involved, if known.
+    public let objectIndex: Int?
+    /// The path of the value being coded, such as `root.users[3].address.zip`, if known.
+    public let keyPath: String?
+    /// A sentence saying what went wrong, with the fix when there is one.
+    public let reason: String
+
+    public init(
+        _ code: Code, reason: String, byteOffset: Int? = nil, objectIndex: Int? = nil, keyPath: String? = nil
+    ) {
+        self.code = code
+        self.reason = reason
+        self.byteOffset = byteOffset
+        self.objectIndex = objectIndex
+        self.keyPath = keyPath
+    }
+
+    /// `ArchiveError.<code>: [<key path>: ]<reason> (byte <offset>, object #<index>)`.
+    public var description: String {
+        var text = "ArchiveError.\(code): "
+        if let keyPath, !keyPath.isEmpty { text += "\(keyPath): " }
+        text += reason
+        var place: [String] = []
+        if let byteOffset { place.append("at byte \(byteOffset)") }
+        if let objectIndex { place.append("object #\(objectIndex)") }
+        if !place.isEmpty { text += " (" + place.joined(separator: ", ") + ")" }
+        return text
+    }
+
+    /// Errors are equal when their codes are equal.
+    public static func == (lhs: ArchiveError, rhs: ArchiveError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The same error with a key path (the first one set wins: the innermost path is the most precise).
+    public func at(keyPath path: String) -> ArchiveError {
+        keyPath == nil
+            ? ArchiveError(code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, keyPath: path)
+            : self
+    }
+}
+
+extension ArchiveError.Code {
+    /// The input ends before a structure it declares (an object, a count, the trailer).
+    public static let truncated = Self("truncated")
+    /// The input is not a binary property list: wrong header or too short for one.
+    public static let notPropertyList = Self("notPropertyList")
+    /// The 32-byte trailer is inconsistent (widths, counts, top object, table position, file length).
+    public static let invalidTrailer = Self("invalidTrailer")
+    /// An offset-table entry points outside the object area.
+    public static let invalidOffset = Self("invalidOffset")
+    /// An object reference is out of range.
+    public static let invalidReference = Self("invalidReference")
+    /// An object starts with a marker byte this format does not allow.
+    public static let invalidMarker = Self("invalidMarker")
+    /// A length or count is malformed or larger than the bytes that hold it.
+    public static let invalidCount = Self("invalidCount")
+    /// A string's bytes are not valid ASCII or UTF-16.
+    public static let invalidString = Self("invalidString")
+    /// A dictionary key is not a string, or a key appears twice.
+    public static let invalidKey = Self("invalidKey")
+    /// A container contains itself.
+    public static let cycle = Self("cycle")
+    /// Containers are nested deeper than the configured maximum.
+    public static let depthLimit = Self("depthLimit")
+    /// The input would expand to more values, objects or bytes than the configured maximum.
+    public static let sizeLimit = Self("sizeLimit")
+    /// A value cannot be written in this format.
+    public static let unencodable = Self("unencodable")
+}

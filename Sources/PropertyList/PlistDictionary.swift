@@ -1,0 +1,81 @@
+/// A property-list dictionary: string keys, insertion order kept, lookups by exact key.
+///
+/// Keys are matched by their exact Unicode scalars, so two keys that differ only in Unicode
+/// normalisation are two keys, as they are in a `bplist00` file. Equality ignores order;
+/// iteration and writing follow insertion order.
+public struct PlistDictionary: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    public private(set) var keys: [String] = []
+    public private(set) var values: [PlistValue] = []
+    private var index: [ExactString: Int] = [:]
+
+    public init() {}
+
+    /// A dictionary from pairs in order. A repeated key keeps its first position and its last value.
+    public init(uniqueKeysWithValues pairs: some Sequence<(String, PlistValue)>) {
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    public init(dictionaryLiteral elements: (String, PlistValue)...) {
+        self.init(uniqueKeysWithValues: elements)
+    }
+
+    package init(reservingCapacity capacity: Int) {
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        index.reserveCapacity(capacity)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys.count }
+    public subscript(position: Int) -> (key: String, value: PlistValue) { (keys[position], values[position]) }
+
+    /// The value for `key`; setting `nil` removes it.
+    public subscript(key: String) -> PlistValue? {
+        get { index[ExactString(key)].map { values[$0] } }
+        set {
+            let exact = ExactString(key)
+            if let position = index[exact] {
+                if let newValue {
+                    values[position] = newValue
+                } else {
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    index[exact] = nil
+                    for (k, i) in index where i > position { index[k] = i - 1 }
+                }
+            } else if let newValue {
+                index[exact] = keys.count
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// Appends a pair whose key is known to be new; returns false (and changes nothing) if it is not.
+    package mutating func appendNew(key: String, value: PlistValue) -> Bool {
+        let exact = ExactString(key)
+        guard index.updateValue(keys.count, forKey: exact) == nil else { return false }
+        keys.append(key)
+        values.append(value)
+        return true
+    }
+
+    public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent: a commutative sum of per-entry hashes.
+        var sum = 0
+        for (key, value) in zip(keys, values) {
+            var entry = Hasher()
+            entry.combine(ExactString(key))
+            entry.combine(value)
+            sum = sum &+ entry.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(sum)
+    }
+}

@@ -1,0 +1,334 @@
+/// A validated view of a `bplist00` byte buffer: trailer checked, every offset-table entry
+/// checked once, objects addressed by index.
+///
+/// The document does not own its bytes; it is used inside the `withUnsafeBytes` scope of
+/// the buffer that holds them. After `init` succeeds, `offsets[i]` is a valid marker position
+/// for every object `i`, and reading any object only has to check its own payload extent.
+package struct BPlistDocument {
+    package let bytes: UnsafeRawBufferPointer
+    package let objectCount: Int
+    package let topObject: Int
+    package let refSize: Int
+    package let offsetTableOffset: Int
+    /// Marker position of every object, validated to lie in `[8, offsetTableOffset)`.
+    package let offsets: [Int]
+
+    /// Validates the header, trailer and offset table.
+    ///
+    /// - Throws: `ArchiveError` with `.notPropertyList`, `.truncated`, `.invalidTrailer`,
+    ///   `.invalidOffset` or `.sizeLimit` (more objects than `maximumObjectCount`).
+    package init(bytes: UnsafeRawBufferPointer, maximumObjectCount: Int) throws(ArchiveError) {
+        self.bytes = bytes
+        let length = bytes.count
+        let header = BPlistFormat.header
+        let headerLength = min(length, header.count)
+        for i in 0..<headerLength where bytes[i] != header[i] {
+            throw ArchiveError(
+                .notPropertyList, reason: "the data does not start with the header \"bplist00\"", byteOffset: i)
+        }
+        guard length >= BPlistFormat.headerSize + 1 + BPlistFormat.trailerSize else {
+            throw ArchiveError(
+                length >= headerLength && headerLength == header.count ? .truncated : .notPropertyList,
+                reason: "\(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)",
+                byteOffset: length)
+        }
+        let trailer = length - BPlistFormat.trailerSize
+        let offsetSize = Int(bytes[trailer + BPlistFormat.trailerOffsetSizeField])
+        let refSize = Int(bytes[trailer + BPlistFormat.trailerRefSizeField])
+        let rawCount = Self.bigEndian(bytes, at: trailer + BPlistFormat.trailerObjectCountField, width: 8)
+        let rawTop = Self.bigEndian(bytes, at: trailer + BPlistFormat.trailerTopObjectField, width: 8)
+        let rawTable = Self.bigEndian(bytes, at: trailer + BPlistFormat.trailerTableOffsetField, width: 8)
+
+        func bad(_ field: Int, _ reason: String) -> ArchiveError {
+            ArchiveError(.invalidTrailer, reason: reason, byteOffset: trailer + field)
+        }
+        guard (1...8).contains(offsetSize) else {
+            throw bad(BPlistFormat.trailerOffsetSizeField, "the offset-table entry width is \(offsetSize); it must be 1 to 8 bytes")
+        }
+        guard (1...8).contains(refSize) else {
+            throw bad(BPlistFormat.trailerRefSizeField, "the object-reference width is \(refSize); it must be 1 to 8 bytes")
+        }
+        guard rawCount >= 1 else {
+            throw bad(BPlistFormat.trailerObjectCountField, "the trailer declares no objects")
+        }
+        guard rawCount <= UInt64(length) else {
+            throw bad(BPlistFormat.trailerObjectCountField, "the trailer declares \(rawCount) objects in a file of \(length) bytes")
+        }
+        let count = Int(rawCount)
+        guard count <= maximumObjectCount else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the file declares \(count) objects, more than the maximum of \(maximumObjectCount) (raise maximumObjectCount to read it)",
+                byteOffset: trailer + BPlistFormat.trailerObjectCountField)
+        }
+        guard rawTop < rawCount else {
+            throw bad(BPlistFormat.trailerTopObjectField, "the top object index \(rawTop) is not below the object count \(count)")
+        }
+        guard rawTable >= UInt64(BPlistFormat.headerSize + 1), rawTable < UInt64(trailer) else {
+            throw bad(
+                BPlistFormat.trailerTableOffsetField,
+                "the offset table position \(rawTable) is outside the object area [9, \(trailer))")
+        }
+        let tableOffset = Int(rawTable)
+        let (tableSize, overflow) = count.multipliedReportingOverflow(by: offsetSize)
+        guard !overflow, tableOffset + tableSize == trailer else {
+            throw bad(
+                BPlistFormat.trailerTableOffsetField,
+                "an offset table of \(count) entries of \(offsetSize) bytes at byte \(tableOffset) does not end where the trailer starts (byte \(trailer))")
+        }
+        if refSize < 8, UInt64(count) > (UInt64(1) << UInt64(8 * refSize)) - 1 {
+            throw bad(BPlistFormat.trailerRefSizeField, "references of \(refSize) bytes cannot address \(count) objects")
+        }
+        if offsetSize < 8, UInt64(tableOffset) > (UInt64(1) << UInt64(8 * offsetSize)) - 1 {
+            throw bad(BPlistFormat.trailerOffsetSizeField, "offsets of \(offsetSize) bytes cannot address the offset table at byte \(tableOffset)")
+        }
+
+        var offsets = [Int](repeating: 0, count: count)
+        for i in 0..<count {
+            let entry = tableOffset + i * offsetSize
+            let offset = Self.bigEndian(bytes, at: entry, width: offsetSize)
+            guard offset >= UInt64(BPlistFormat.headerSize), offset < UInt64(tableOffset) else {
+                throw ArchiveError(
+                    .invalidOffset,
+                    reason: "object #\(i) is said to start at byte \(offset), outside the object area [8, \(tableOffset))",
+                    byteOffset: entry, objectIndex: i)
+            }
+            offsets[i] = Int(offset)
+        }
+        self.objectCount = count
+        self.topObject = Int(rawTop)
+        self.refSize = refSize
+        self.offsetTableOffset = tableOffset
+        self.offsets = offsets
+    }
+
+    /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
+    @inline(__always)
+    package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for i in offset..<(offset + width) { value = value << 8 | UInt64(bytes[i]) }
+        return value
+    }
+
+    // MARK: Objects
+
+    /// What an object is, and where its payload lies.
+    package struct Object {
+        package enum Kind { case null, bool, int, real, date, data, asciiString, utf16String, uid, array, set, dict }
+        package let kind: Kind
+        package let marker: UInt8
+        /// Offset of the marker byte.
+        package let offset: Int
+        /// Offset of the first payload byte (after any escaped count).
+        package let payload: Int
+        /// Elements for containers, bytes for data and ASCII, code units for UTF-16,
+        /// the payload width for ints, reals, dates and UIDs.
+        package let count: Int
+    }
+
+    /// The object at `index` with its payload extent checked against the offset table.
+    ///
+    /// - Throws: `.invalidMarker`, `.invalidCount` or `.truncated`.
+    package func object(at index: Int) throws(ArchiveError) -> Object {
+        let offset = offsets[index]
+        let marker = bytes[offset]
+        let nibble = Int(marker & 0x0F)
+        let kind: Object.Kind
+        var payload = offset + 1
+        var count: Int
+        var unit = 1
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case BPlistFormat.null: kind = .null
+            case BPlistFormat.falseMarker, BPlistFormat.trueMarker: kind = .bool
+            default: throw invalidMarker(marker, offset, index)
+            }
+            count = 0
+        case 0x1:
+            guard nibble <= 4 else { throw invalidMarker(marker, offset, index, "an integer of \(1 << min(nibble, 30)) bytes") }
+            kind = .int
+            count = 1 << nibble
+        case 0x2:
+            guard marker == BPlistFormat.float32Marker || marker == BPlistFormat.float64Marker else {
+                throw invalidMarker(marker, offset, index, "a real of \(1 << nibble) bytes")
+            }
+            kind = .real
+            count = 1 << nibble
+        case 0x3:
+            guard marker == BPlistFormat.dateMarker else { throw invalidMarker(marker, offset, index) }
+            kind = .date
+            count = 8
+        case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
+            switch marker >> 4 {
+            case 0x4: kind = .data
+            case 0x5: kind = .asciiString
+            case 0x6: kind = .utf16String; unit = 2
+            case 0xA: kind = .array; unit = refSize
+            case 0xC: kind = .set; unit = refSize
+            default: kind = .dict; unit = refSize * 2
+            }
+            if marker & 0x0F == BPlistFormat.countFollows {
+                (count, payload) = try escapedCount(after: offset, index: index)
+            } else {
+                count = nibble
+            }
+        case 0x8:
+            guard nibble <= 7 else { throw invalidMarker(marker, offset, index, "a UID of \(nibble + 1) bytes") }
+            kind = .uid
+            count = nibble + 1
+        default:
+            throw invalidMarker(marker, offset, index)
+        }
+        let (width, productOverflow) = count.multipliedReportingOverflow(by: unit)
+        let (end, sumOverflow) = payload.addingReportingOverflow(width)
+        guard !productOverflow, !sumOverflow, end <= offsetTableOffset else {
+            throw ArchiveError(
+                .truncated,
+                reason: "\(Self.describe(kind, count: count)) runs past the end of the object area (byte \(offsetTableOffset))",
+                byteOffset: offset, objectIndex: index)
+        }
+        return Object(kind: kind, marker: marker, offset: offset, payload: payload, count: count)
+    }
+
+    /// Reads an escaped count: an integer object right after the marker.
+    private func escapedCount(after offset: Int, index: Int) throws(ArchiveError) -> (count: Int, payload: Int) {
+        let at = offset + 1
+        guard at < offsetTableOffset else {
+            throw ArchiveError(.truncated, reason: "the count after the marker runs past the object area", byteOffset: at, objectIndex: index)
+        }
+        let intMarker = bytes[at]
+        guard intMarker >> 4 == 0x1, intMarker & 0x0F <= 3 else {
+            throw ArchiveError(
+                .invalidCount,
+                reason: "the count after the marker must be an integer of 1, 2, 4 or 8 bytes, found marker 0x\(Self.hex(intMarker))",
+                byteOffset: at, objectIndex: index)
+        }
+        let width = 1 << Int(intMarker & 0x0F)
+        guard at + 1 + width <= offsetTableOffset else {
+            throw ArchiveError(.truncated, reason: "the count after the marker runs past the object area", byteOffset: at, objectIndex: index)
+        }
+        let raw = Self.bigEndian(bytes, at: at + 1, width: width)
+        guard raw <= UInt64(Int.max) else {
+            throw ArchiveError(.invalidCount, reason: "the count \(raw) is out of range", byteOffset: at, objectIndex: index)
+        }
+        return (Int(raw), at + 1 + width)
+    }
+
+    /// The reference at position `i` of a container's reference list, checked against the object count.
+    @inline(__always)
+    package func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
+        let at = object.payload + i * refSize
+        let ref = Self.bigEndian(bytes, at: at, width: refSize)
+        guard ref < UInt64(objectCount) else {
+            throw ArchiveError(
+                .invalidReference,
+                reason: "reference \(ref) is out of range: the file has \(objectCount) objects",
+                byteOffset: at, objectIndex: index)
+        }
+        return Int(ref)
+    }
+
+    // MARK: Scalars
+
+    package func integer(_ object: Object, index: Int) throws(ArchiveError) -> PlistValue {
+        switch object.count {
+        case 16:
+            let high = Self.bigEndian(bytes, at: object.payload, width: 8)
+            let low = Self.bigEndian(bytes, at: object.payload + 8, width: 8)
+            if high == 0 { return low <= UInt64(Int64.max) ? .int(Int64(low)) : .uint(low) }
+            if high == .max, low > UInt64(Int64.max) { return .int(Int64(bitPattern: low)) }
+            throw ArchiveError(
+                .invalidMarker, reason: "a 16-byte integer whose value fits neither Int64 nor UInt64",
+                byteOffset: object.offset, objectIndex: index)
+        case 8:
+            return .int(Int64(bitPattern: Self.bigEndian(bytes, at: object.payload, width: 8)))
+        default:
+            return .int(Int64(Self.bigEndian(bytes, at: object.payload, width: object.count)))
+        }
+    }
+
+    package func real(_ object: Object) -> PlistValue {
+        let bits = Self.bigEndian(bytes, at: object.payload, width: object.count)
+        return object.count == 4 ? .float(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : .real(Double(bitPattern: bits))
+    }
+
+    package func double(_ object: Object) -> Double {
+        Double(bitPattern: Self.bigEndian(bytes, at: object.payload, width: 8))
+    }
+
+    package func uid(_ object: Object) -> UInt64 {
+        Self.bigEndian(bytes, at: object.payload, width: object.count)
+    }
+
+    package func data(_ object: Object) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(rebasing: bytes[object.payload..<(object.payload + object.count)]))
+    }
+
+    /// The string object's text, validated: ASCII bytes ≤ 0x7F, UTF-16 without lone surrogates.
+    package func string(_ object: Object, index: Int) throws(ArchiveError) -> String {
+        let start = object.payload
+        if object.kind == .asciiString {
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + object.count)])
+            if let bad = slice.firstIndex(where: { $0 > 0x7F }) {
+                throw ArchiveError(
+                    .invalidString, reason: "an ASCII string holds the byte 0x\(Self.hex(slice[bad])), above 0x7F",
+                    byteOffset: start + bad, objectIndex: index)
+            }
+            return String(decoding: slice, as: UTF8.self)
+        }
+        var units = [UInt16]()
+        units.reserveCapacity(object.count)
+        var i = 0
+        while i < object.count {
+            let at = start + 2 * i
+            let unit = UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1])
+            if UTF16.isLeadSurrogate(unit) {
+                let nextAt = at + 2
+                guard i + 1 < object.count, UTF16.isTrailSurrogate(UInt16(bytes[nextAt]) << 8 | UInt16(bytes[nextAt + 1])) else {
+                    throw ArchiveError(
+                        .invalidString, reason: "a UTF-16 string holds a lead surrogate 0x\(Self.hex(unit)) without its trail",
+                        byteOffset: at, objectIndex: index)
+                }
+            } else if UTF16.isTrailSurrogate(unit), i == 0 || !UTF16.isLeadSurrogate(units[i - 1]) {
+                throw ArchiveError(
+                    .invalidString, reason: "a UTF-16 string holds a trail surrogate 0x\(Self.hex(unit)) without its lead",
+                    byteOffset: at, objectIndex: index)
+            }
+            units.append(unit)
+            i += 1
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    // MARK: Messages
+
+    @inline(never)
+    private func invalidMarker(_ marker: UInt8, _ offset: Int, _ index: Int, _ what: String? = nil) -> ArchiveError {
+        let detail = what.map { " (\($0))" } ?? ""
+        return ArchiveError(
+            .invalidMarker, reason: "marker byte 0x\(Self.hex(marker))\(detail) is not a bplist00 object type",
+            byteOffset: offset, objectIndex: index)
+    }
+
+    package static func hex<T: BinaryInteger>(_ value: T) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return digits.count % 2 == 1 ? "0" + digits : digits
+    }
+
+    package static func describe(_ kind: Object.Kind, count: Int) -> String {
+        switch kind {
+        case .null, .bool: "a singleton"
+        case .int: "an integer of \(count) bytes"
+        case .real: "a real of \(count) bytes"
+        case .date: "a date"
+        case .data: "data of \(count) bytes"
+        case .asciiString: "an ASCII string of \(count) bytes"
+        case .utf16String: "a UTF-16 string of \(count) code units"
+        case .uid: "a UID of \(count) bytes"
+        case .array: "an array of \(count) references"
+        case .set: "a set of \(count) references"
+        case .dict: "a dictionary of \(count) entries"
+        }
+    }
+}

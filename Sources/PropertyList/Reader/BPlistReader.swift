@@ -1,0 +1,155 @@
+/// Reads `bplist00` bytes into a ``PlistValue``, strictly and within bounds.
+///
+/// The reader checks the whole trailer and every offset-table entry before it reads an
+/// object, bounds every count by the bytes that hold it, rejects cycles, caps nesting depth
+/// and the expanded size of shared sub-trees, and decodes each object once however often
+/// it is referenced. Any failure is an ``ArchiveError`` with the byte offset (and object
+/// index) of the problem.
+///
+/// ```swift
+/// let value = try BPlistReader().read(bytes)
+/// if case .dict(let dict) = value { print(dict.keys) }
+/// ```
+public struct BPlistReader: Sendable {
+    /// Limits that bound what a hostile file can make the reader do.
+    public struct Options: Sendable, Hashable {
+        /// Containers nested deeper than this fail with `.depthLimit`. Default 512, as CoreFoundation.
+        public var maximumDepth: Int = 512
+        /// The most values the document may expand to when every shared reference is counted
+        /// once per place it appears. Default 16,777,216. A few hundred bytes of shared
+        /// references can describe 2^40 values; this fails them with `.sizeLimit` at once.
+        public var maximumExpandedSize: Int = 1 << 24
+        /// The most objects the file may declare in its trailer. Default 16,777,216; fails with `.sizeLimit`.
+        public var maximumObjectCount: Int = 1 << 24
+
+        public init() {}
+    }
+
+    public var options: Options
+
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Reads the value at the top of a binary property list.
+    ///
+    /// - Throws: ``ArchiveError`` with codes `.notPropertyList`, `.truncated`, `.invalidTrailer`,
+    ///   `.invalidOffset`, `.invalidMarker`, `.invalidCount`, `.invalidReference`, `.invalidString`,
+    ///   `.invalidKey`, `.cycle`, `.depthLimit` or `.sizeLimit`.
+    public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
+        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(ArchiveError) in try read(UnsafeRawBufferPointer(buffer)) }
+        }) {
+            return try result.get()
+        }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) in try read(buffer) }
+        }.get()
+    }
+
+    /// Reads the value at the top of a binary property list held in `buffer`.
+    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
+        let document = try BPlistDocument(bytes: buffer, maximumObjectCount: options.maximumObjectCount)
+        var materializer = Materializer(document: document, options: options)
+        return try materializer.value(at: document.topObject, depth: 0)
+    }
+}
+
+/// Builds `PlistValue`s from a validated document, once per object index.
+private struct Materializer {
+    let document: BPlistDocument
+    let options: BPlistReader.Options
+    /// 0 = not yet read, 1 = being read (on the current path), 2 = done.
+    var state: [UInt8]
+    var values: [PlistValue]
+    /// How many values each finished object expands to.
+    var expandedSizes: [Int]
+
+    init(document: BPlistDocument, options: BPlistReader.Options) {
+        self.document = document
+        self.options = options
+        state = [UInt8](repeating: 0, count: document.objectCount)
+        values = [PlistValue](repeating: .null, count: document.objectCount)
+        expandedSizes = [Int](repeating: 1, count: document.objectCount)
+    }
+
+    mutating func value(at index: Int, depth: Int) throws(ArchiveError) -> PlistValue {
+        switch state[index] {
+        case 2: return values[index]
+        case 1:
+            throw ArchiveError(
+                .cycle, reason: "a container contains itself", byteOffset: document.offsets[index], objectIndex: index)
+        default: break
+        }
+        let object = try document.object(at: index)
+        let value: PlistValue
+        switch object.kind {
+        case .null: value = .null
+        case .bool: value = .bool(object.marker == BPlistFormat.trueMarker)
+        case .int: value = try document.integer(object, index: index)
+        case .real: value = document.real(object)
+        case .date: value = .date(document.double(object))
+        case .data: value = .data(document.data(object))
+        case .asciiString, .utf16String: value = .string(try document.string(object, index: index))
+        case .uid: value = .uid(document.uid(object))
+        case .array, .set, .dict:
+            guard depth < options.maximumDepth else {
+                throw ArchiveError(
+                    .depthLimit, reason: "containers are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
+                    byteOffset: object.offset, objectIndex: index)
+            }
+            state[index] = 1
+            value = try container(object, index: index, depth: depth + 1)
+        }
+        state[index] = 2
+        values[index] = value
+        return value
+    }
+
+    private mutating func container(_ object: BPlistDocument.Object, index: Int, depth: Int) throws(ArchiveError) -> PlistValue {
+        var size = 1
+        func add(_ child: Int) throws(ArchiveError) {
+            size += expandedSizes[child]
+            guard size <= options.maximumExpandedSize else {
+                throw ArchiveError(
+                    .sizeLimit,
+                    reason: "the document expands to more than \(options.maximumExpandedSize) values through shared references (raise maximumExpandedSize to read it)",
+                    byteOffset: object.offset, objectIndex: index)
+            }
+        }
+        let result: PlistValue
+        if object.kind == .dict {
+            var dict = PlistDictionary(reservingCapacity: object.count)
+            for i in 0..<object.count {
+                let keyRef = try document.reference(object, i, index: index)
+                let valueRef = try document.reference(object, object.count + i, index: index)
+                guard case .string(let key) = try value(at: keyRef, depth: depth) else {
+                    throw ArchiveError(
+                        .invalidKey, reason: "dictionary key #\(i) is \(values[keyRef].kindDescription), not a string",
+                        byteOffset: document.offsets[keyRef], objectIndex: keyRef)
+                }
+                let element = try value(at: valueRef, depth: depth)
+                try add(keyRef)
+                try add(valueRef)
+                guard dict.appendNew(key: key, value: element) else {
+                    throw ArchiveError(
+                        .invalidKey, reason: "the dictionary has the key \"\(key)\" twice",
+                        byteOffset: object.payload + i * document.refSize, objectIndex: index)
+                }
+            }
+            result = .dict(dict)
+        } else {
+            var elements = [PlistValue]()
+            elements.reserveCapacity(object.count)
+            for i in 0..<object.count {
+                let ref = try document.reference(object, i, index: index)
+                elements.append(try value(at: ref, depth: depth))
+                try add(ref)
+            }
+            result = object.kind == .set ? .set(elements) : .array(elements)
+        }
+        expandedSizes[index] = size
+        return result
+    }
+}

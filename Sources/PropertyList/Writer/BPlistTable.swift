@@ -1,0 +1,186 @@
+/// The flat object table a `bplist00` file is written from: objects in index order, scalars
+/// uniqued by (exact type, value), containers as ranges of one shared reference pool.
+///
+/// Objects are added in pre-order (a container reserves its index before its children), which
+/// puts the root at index 0 as CoreFoundation does. A container collects its children's
+/// references on a scratch stack, so building a table allocates nothing per container.
+///
+/// ```swift
+/// var table = BPlistTable()
+/// let root = table.beginContainer()
+/// table.appendReference(table.add(string: "a"))
+/// table.endArray(root)
+/// let bytes = try table.encode()
+/// ```
+package struct BPlistTable {
+    package enum Object {
+        case bool(Bool)
+        case int(Int64)
+        case uint(UInt64)
+        case real(Double)
+        case float(Float)
+        case date(Double)
+        case data([UInt8])
+        case string(String)
+        case uid(UInt64)
+        /// References `refs[range]`.
+        case array(Range<Int>)
+        /// `2n` references in `refs[range]`: the `n` keys, then the `n` values.
+        case dict(Range<Int>)
+        /// A slot reserved by `beginContainer` and not yet ended.
+        case pending
+    }
+
+    package private(set) var objects: [Object] = []
+    package private(set) var refs: [Int] = []
+    private var scratch: [Int] = []
+
+    private var ints: [Int64: Int] = [:]
+    private var uints: [UInt64: Int] = [:]
+    private var reals: [UInt64: Int] = [:]
+    private var floats: [UInt32: Int] = [:]
+    private var dates: [UInt64: Int] = [:]
+    private var strings: [ExactString: Int] = [:]
+    private var datas: [[UInt8]: Int] = [:]
+    private var uids: [UInt64: Int] = [:]
+    private var bools: (Int?, Int?) = (nil, nil)
+
+    package init() {}
+
+    package var count: Int { objects.count }
+
+    @inline(__always)
+    private mutating func append(_ object: Object) -> Int {
+        objects.append(object)
+        return objects.count - 1
+    }
+
+    package mutating func add(bool value: Bool) -> Int {
+        if let index = value ? bools.1 : bools.0 { return index }
+        let index = append(.bool(value))
+        if value { bools.1 = index } else { bools.0 = index }
+        return index
+    }
+
+    package mutating func add(int value: Int64) -> Int {
+        if let index = ints[value] { return index }
+        let index = append(.int(value))
+        ints[value] = index
+        return index
+    }
+
+    /// An unsigned integer; values up to `Int64.max` are the same object as the equal `Int64`.
+    package mutating func add(uint value: UInt64) -> Int {
+        if let small = Int64(exactly: value) { return add(int: small) }
+        if let index = uints[value] { return index }
+        let index = append(.uint(value))
+        uints[value] = index
+        return index
+    }
+
+    package mutating func add(real value: Double) -> Int {
+        if let index = reals[value.bitPattern] { return index }
+        let index = append(.real(value))
+        reals[value.bitPattern] = index
+        return index
+    }
+
+    package mutating func add(float value: Float) -> Int {
+        if let index = floats[value.bitPattern] { return index }
+        let index = append(.float(value))
+        floats[value.bitPattern] = index
+        return index
+    }
+
+    package mutating func add(date value: Double) -> Int {
+        if let index = dates[value.bitPattern] { return index }
+        let index = append(.date(value))
+        dates[value.bitPattern] = index
+        return index
+    }
+
+    package mutating func add(string value: String) -> Int {
+        let key = ExactString(value)
+        if let index = strings[key] { return index }
+        let index = append(.string(value))
+        strings[key] = index
+        return index
+    }
+
+    package mutating func add(data value: [UInt8]) -> Int {
+        if let index = datas[value] { return index }
+        let index = append(.data(value))
+        datas[value] = index
+        return index
+    }
+
+    /// A UID; values of 2^32 and more are refused by Apple's readers and so by this writer.
+    package mutating func add(uid value: UInt64) throws(ArchiveError) -> Int {
+        guard value <= UInt64(UInt32.max) else {
+            throw ArchiveError(.unencodable, reason: "UID \(value) is 2^32 or more, which Apple's readers reject")
+        }
+        if let index = uids[value] { return index }
+        let index = append(.uid(value))
+        uids[value] = index
+        return index
+    }
+
+    /// A container under construction: its reserved index and where its references start on the scratch stack.
+    package struct OpenContainer {
+        package let index: Int
+        fileprivate let scratchStart: Int
+    }
+
+    /// Reserves the next index for a container; add its children, then end it.
+    package mutating func beginContainer() -> OpenContainer {
+        OpenContainer(index: append(.pending), scratchStart: scratch.count)
+    }
+
+    /// Adds a reference to the innermost open container.
+    @inline(__always)
+    package mutating func appendReference(_ index: Int) {
+        scratch.append(index)
+    }
+
+    /// Ends an array whose references were appended since `beginContainer`.
+    package mutating func endArray(_ container: OpenContainer) {
+        objects[container.index] = .array(moveScratch(from: container.scratchStart))
+    }
+
+    /// Ends a dictionary whose key references, then value references, were appended since `beginContainer`.
+    package mutating func endDict(_ container: OpenContainer) {
+        let range = moveScratch(from: container.scratchStart)
+        precondition(range.count % 2 == 0, "a dictionary needs as many values as keys")
+        objects[container.index] = .dict(range)
+    }
+
+    /// Replaces a pending slot with a finished container whose references are `keys` then `values`.
+    package mutating func setDict(at index: Int, keys: some Collection<Int>, values: some Collection<Int>) {
+        let start = refs.count
+        refs.append(contentsOf: keys)
+        refs.append(contentsOf: values)
+        objects[index] = .dict(start..<refs.count)
+    }
+
+    /// Replaces a pending slot with a finished array.
+    package mutating func setArray(at index: Int, elements: some Collection<Int>) {
+        let start = refs.count
+        refs.append(contentsOf: elements)
+        objects[index] = .array(start..<refs.count)
+    }
+
+    /// Reserves an index to be filled later with `setArray` or `setDict`.
+    package mutating func reserve() -> Int { append(.pending) }
+
+    private mutating func moveScratch(from start: Int) -> Range<Int> {
+        let first = refs.count
+        refs.append(contentsOf: scratch[start...])
+        scratch.removeSubrange(start...)
+        return first..<refs.count
+    }
+
+    package mutating func reserveCapacity(objects objectCount: Int, references: Int) {
+        objects.reserveCapacity(objectCount)
+        refs.reserveCapacity(references)
+    }
+}
