@@ -6,15 +6,18 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .executable(name: "karchive", targets: ["karchive"]),
         .executable(name: "KeyedArchiveBenchmarks", targets: ["KeyedArchiveBenchmarks"]),
     ],
     targets: [
         .target(name: "PropertyList"),
+        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["PropertyList"]),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),
         .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

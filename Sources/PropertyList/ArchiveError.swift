@@ -61,6 +61,18 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: ArchiveError, rhs: ArchiveError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
+    /// The same error with `component` put in front of its key path (`users` + `[3].age` = `users[3].age`),
+    /// so a path is built as the error travels out of nested values.
+    public func prependingKeyPath(_ component: String) -> ArchiveError {
+        let path: String
+        if let keyPath, !keyPath.isEmpty {
+            path = keyPath.hasPrefix("[") ? component + keyPath : component + "." + keyPath
+        } else {
+            path = component
+        }
+        return ArchiveError(code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, keyPath: path)
+    }
+
     /// The same error with a key path (the first one set wins: the innermost path is the most precise).
     public func at(keyPath path: String) -> ArchiveError {
         keyPath == nil

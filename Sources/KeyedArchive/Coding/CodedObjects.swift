@@ -1,0 +1,107 @@
+import Foundation
+import PropertyList
+
+extension ArchiverCore {
+    /// Writes a coded object (`$class` plus fields) for a value of type `T`.
+    ///
+    /// A class instance gets one UID for its whole life in the archive: a second reference reuses
+    /// it. An instance of a subclass is handed to the coder of its dynamic type. With
+    /// `allowsCycles` false, meeting an instance again while its fields are being written is a cycle error.
+    func encodeObject<T>(
+        _ value: T, coder: TypedCoder<T>, className: String, classes: [String]? = nil, allowsCycles: Bool,
+        fields: (ObjectFrame) throws -> Void
+    ) throws -> Int {
+        var instance: AnyObject?
+        if T.self is AnyClass {
+            let object = unsafeBitCast(value, to: AnyObject.self)
+            let dynamicType: AnyObject.Type = type(of: object)
+            if ObjectIdentifier(dynamicType) != ObjectIdentifier(T.self) {
+                return try coders.coder(for: dynamicType).encodeAny(value, inline: false, self)
+            }
+            if let existing = existingUID(of: object) {
+                if !allowsCycles { try enterAcyclic(object, typeName: String(reflecting: T.self)) }
+                return uid(existing)
+            }
+            instance = object
+        }
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= maximumDepth else {
+            throw ArchiveError(.depthLimit, reason: "values are nested more than \(maximumDepth) deep")
+        }
+        let frame = beginObject()
+        if let instance {
+            register(instance, uid: frame.uid)
+            if !allowsCycles { try enterAcyclic(instance, typeName: String(reflecting: T.self)) }
+        }
+        defer { if let instance, !allowsCycles { leaveAcyclic(instance) } }
+        openFields(frame)
+        do {
+            try fields(frame)
+        } catch {
+            abandonObject(frame)
+            throw error
+        }
+        endObject(frame, className: className, classes: classes ?? [className, ArchiveFormat.rootClass])
+        return uid(frame.uid)
+    }
+}
+
+extension UnarchiverCore {
+    /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
+    /// (its own name, or a name mapped to `T`), or a registered or mapped type that is a `T`.
+    ///
+    /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
+    /// before decoding its fields, so references back to it (cycles) resolve to that instance.
+    func decodeObject<T>(
+        _ reference: Int, as type: T.Type, ownName: String, registersEarly: Bool,
+        make: (ObjectDict, (AnyObject) -> Void) throws -> T
+    ) throws -> T {
+        let typeName = String(reflecting: T.self)
+        guard case .object(let uid, let object, let index) = try target(reference) else {
+            throw mismatch("an object of type \(typeName)", reference)
+        }
+        if let existing = instances[uid] {
+            guard let typed = existing as? T else {
+                throw ArchiveError(
+                    .typeMismatch, reason: "expected \(typeName), found an instance of \(String(reflecting: Swift.type(of: existing)))",
+                    byteOffset: object.offset, objectIndex: index)
+            }
+            return typed
+        }
+        guard let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
+            throw mismatch("an object of type \(typeName)", reference)
+        }
+        if description.name != ownName {
+            guard let mapped = mappedType(forClassName: description.name) else {
+                throw ArchiveError(
+                    .unknownClass,
+                    reason: "the archive holds class \(description.name) where \(typeName) was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
+                    byteOffset: object.offset, objectIndex: index)
+            }
+            if ObjectIdentifier(mapped) != ObjectIdentifier(T.self) {
+                let value = try coders.coder(for: mapped).decodeAny(reference, self)
+                guard let typed = value as? T else {
+                    throw ArchiveError(
+                        .typeMismatch, reason: "class \(description.name) is mapped to \(String(reflecting: mapped)), which is not a \(typeName)",
+                        byteOffset: object.offset, objectIndex: index)
+                }
+                return typed
+            }
+        }
+        guard inProgress.insert(uid).inserted else {
+            throw ArchiveError(
+                .cycle,
+                reason: "an instance of \(typeName) contains itself; only Archivable classes can be unarchived in cycles",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        try enter(index)
+        defer {
+            leave()
+            inProgress.remove(uid)
+        }
+        let value = try make(dict) { self.instances[uid] = $0 }
+        if T.self is AnyClass, instances[uid] == nil { instances[uid] = unsafeBitCast(value, to: AnyObject.self) }
+        return value
+    }
+}

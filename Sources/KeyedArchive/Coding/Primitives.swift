@@ -1,0 +1,278 @@
+import Foundation
+import PropertyList
+
+/// The coder of a property-list or Foundation value type, or nil if `type` is not one.
+func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
+    switch type {
+    case is String.Type: StringCoder()
+    case is Bool.Type: BoolCoder()
+    case is Int.Type: IntegerCoder<Int>()
+    case is Int8.Type: IntegerCoder<Int8>()
+    case is Int16.Type: IntegerCoder<Int16>()
+    case is Int32.Type: IntegerCoder<Int32>()
+    case is Int64.Type: IntegerCoder<Int64>()
+    case is UInt.Type: IntegerCoder<UInt>()
+    case is UInt8.Type: IntegerCoder<UInt8>()
+    case is UInt16.Type: IntegerCoder<UInt16>()
+    case is UInt32.Type: IntegerCoder<UInt32>()
+    case is UInt64.Type: IntegerCoder<UInt64>()
+    case is Double.Type: DoubleCoder()
+    case is Float.Type: FloatCoder()
+    case is Data.Type: DataCoder()
+    case is Date.Type: DateCoder()
+    case is URL.Type: URLCoder()
+    case is UUID.Type: UUIDCoder()
+    default: nil
+    }
+}
+
+extension UnarchiverCore {
+    /// The scalar object a reference stands for: the inline object, or the raw `$objects` entry it points at.
+    func scalar(_ reference: Int, expected: @autoclosure () -> String) throws -> (BPlistDocument.Object, Int) {
+        switch try target(reference) {
+        case .inline(let object, let index), .object(_, let object, let index): return (object, index)
+        case .null: throw ArchiveError(.typeMismatch, reason: "expected \(expected()), found nil", objectIndex: reference)
+        }
+    }
+}
+
+final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendable {
+    override func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let index = I.isSigned ? archiver.table.add(int: Int64(value)) : archiver.table.add(uint: UInt64(value))
+        return inline ? index : archiver.rawReference(index)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
+        let (object, index) = try unarchiver.scalar(reference, expected: "an integer")
+        guard object.kind == .int else { throw unarchiver.mismatch("an integer (\(I.self))", reference) }
+        let value = try unarchiver.document.integer(object, index: index)
+        let converted: I? =
+            switch value {
+            case .uint(let v): I(exactly: v)
+            case .int(let v): I(exactly: v)
+            default: nil
+            }
+        guard let converted else {
+            throw ArchiveError(
+                .typeMismatch, reason: "the integer \(value.plistJSON) does not fit \(I.self)", byteOffset: object.offset, objectIndex: index)
+        }
+        return converted
+    }
+}
+
+final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
+    override func encode(_ value: Bool, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let index = archiver.table.add(bool: value)
+        return inline ? index : archiver.rawReference(index)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
+        let (object, _) = try unarchiver.scalar(reference, expected: "a boolean")
+        guard object.kind == .bool else { throw unarchiver.mismatch("a boolean", reference) }
+        return object.marker == 0x09
+    }
+}
+
+final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
+    override func encode(_ value: Double, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let index = archiver.table.add(real: value)
+        return inline ? index : archiver.rawReference(index)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
+        let (object, index) = try unarchiver.scalar(reference, expected: "a real")
+        switch object.kind {
+        case .real:
+            if case .float(let f) = unarchiver.document.real(object) { return Double(f) }
+            return unarchiver.document.double(object)
+        case .int:
+            // Whole numbers written as integers (JSON-like data) read as reals when exact.
+            let value = try unarchiver.document.integer(object, index: index)
+            if let v = value.int64Value, let d = Double(exactly: v) { return d }
+            if let v = value.uint64Value, let d = Double(exactly: v) { return d }
+            throw unarchiver.mismatch("a real", reference)
+        default:
+            throw unarchiver.mismatch("a real", reference)
+        }
+    }
+}
+
+final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
+    override func encode(_ value: Float, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let index = archiver.table.add(float: value)
+        return inline ? index : archiver.rawReference(index)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
+        Float(try DoubleCoder().decode(reference, unarchiver))
+    }
+}
+
+final class StringCoder: TypedCoder<String>, @unchecked Sendable {
+    override func encode(_ value: String, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        archiver.string(value)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
+        let (object, index) = try unarchiver.scalar(reference, expected: "a string")
+        switch object.kind {
+        case .asciiString, .utf16String:
+            return try unarchiver.string(object, index: index)
+        case .dict:
+            // NSMutableString and friends: {NS.string: "…", $class: NSMutableString}.
+            if case .object(let uid, _, _) = try unarchiver.target(reference),
+                let (dict, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),
+                ArchiveFormat.stringClasses.contains(description.name) || description.classes.contains("NSString"),
+                let inner = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.stringField)
+            {
+                return try withKeyPath(ArchiveFormat.stringField) { try decode(inner, unarchiver) }
+            }
+            throw unarchiver.mismatch("a string", reference)
+        default:
+            throw unarchiver.mismatch("a string", reference)
+        }
+    }
+}
+
+final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
+    override func encode(_ value: Data, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        archiver.rawReference(archiver.table.add(data: [UInt8](value)))
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Data {
+        let (object, index) = try unarchiver.scalar(reference, expected: "data")
+        switch object.kind {
+        case .data:
+            return Data(UnsafeRawBufferPointer(rebasing: unarchiver.document.bytes[object.payload..<(object.payload + object.count)]))
+        case .dict:
+            if case .object(let uid, _, _) = try unarchiver.target(reference),
+                let (dict, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),
+                ArchiveFormat.dataClasses.contains(description.name) || description.classes.contains("NSData"),
+                let inner = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.dataField)
+            {
+                return try withKeyPath(ArchiveFormat.dataField) { try decode(inner, unarchiver) }
+            }
+            throw unarchiver.mismatch("data", reference)
+        default:
+            throw unarchiver.mismatch("data", reference)
+        }
+    }
+}
+
+/// Foundation-style objects (`{$class: NSDate, NS.time: …}`): the dictionary a reference points at, checked against class names.
+extension UnarchiverCore {
+    func foundationObject(_ reference: Int, classes: Set<String>, expected: String) throws -> ObjectDict {
+        guard case .object(let uid, let object, let index) = try target(reference),
+            let (dict, description) = try objectDict(uid: uid, object: object, index: index)
+        else { throw mismatch(expected, reference) }
+        guard classes.contains(description.name) || description.classes.contains(where: classes.contains) else {
+            throw ArchiveError(
+                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        return dict
+    }
+
+    func requiredField(_ dict: ObjectDict, _ key: String) throws -> Int {
+        guard let reference = try value(in: dict, escapedKey: key) else {
+            throw ArchiveError(
+                .keyNotFound, reason: "the \(key) entry is missing", byteOffset: dict.object.offset, objectIndex: dict.index)
+        }
+        return reference
+    }
+}
+
+final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
+    override func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        archiver.foundationObject(
+            className: ArchiveFormat.dateClass,
+            fields: [(ArchiveFormat.timeField, archiver.table.add(real: value.timeIntervalSinceReferenceDate))])
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Date {
+        if case .object(_, let object, _) = try unarchiver.target(reference), object.kind == .date {
+            return Date(timeIntervalSinceReferenceDate: unarchiver.document.double(object))
+        }
+        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.dateClass], expected: "a date")
+        let time = try unarchiver.requiredField(dict, ArchiveFormat.timeField)
+        return Date(timeIntervalSinceReferenceDate: try withKeyPath(ArchiveFormat.timeField) { try DoubleCoder().decode(time, unarchiver) })
+    }
+}
+
+final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
+    override func encode(_ value: URL, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let base = try value.baseURL.map { try encode($0, inline: false, archiver) } ?? archiver.nullReference
+        return archiver.foundationObject(
+            className: ArchiveFormat.urlClass,
+            fields: [(ArchiveFormat.baseField, base), (ArchiveFormat.relativeField, archiver.string(value.relativeString))])
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> URL {
+        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.urlClass], expected: "a URL")
+        try unarchiver.enter(dict.index)
+        defer { unarchiver.leave() }
+        let relative = try withKeyPath(ArchiveFormat.relativeField) {
+            try StringCoder().decode(try unarchiver.requiredField(dict, ArchiveFormat.relativeField), unarchiver)
+        }
+        var base: URL?
+        if let baseRef = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.baseField) {
+            base = try withKeyPath(ArchiveFormat.baseField) { try OptionalCoder<URL>().decode(baseRef, unarchiver) }
+        }
+        guard let url = URL(string: relative, relativeTo: base) else {
+            throw ArchiveError(.typeMismatch, reason: "\"\(relative)\" is not a valid URL", byteOffset: dict.object.offset, objectIndex: dict.index)
+        }
+        return url
+    }
+}
+
+final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
+    override func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let bytes = withUnsafeBytes(of: value.uuid) { [UInt8]($0) }
+        return archiver.foundationObject(
+            className: ArchiveFormat.uuidClass, fields: [(ArchiveFormat.uuidBytesField, archiver.table.add(data: bytes))])
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> UUID {
+        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.uuidClass], expected: "a UUID")
+        let bytes = try withKeyPath(ArchiveFormat.uuidBytesField) {
+            try DataCoder().decode(try unarchiver.requiredField(dict, ArchiveFormat.uuidBytesField), unarchiver)
+        }
+        guard bytes.count == 16 else {
+            throw ArchiveError(
+                .typeMismatch, reason: "NS.uuidbytes holds \(bytes.count) bytes; a UUID needs 16",
+                byteOffset: dict.object.offset, objectIndex: dict.index, keyPath: ArchiveFormat.uuidBytesField)
+        }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: bytes) }
+        return UUID(uuid: uuid)
+    }
+}
+
+final class NullCoder<T>: TypedCoder<T>, @unchecked Sendable {
+    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        archiver.foundationObject(className: ArchiveFormat.nullClass, fields: [])
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+        _ = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.nullClass], expected: "NSNull")
+        guard let null = NSNull() as? T else { throw unarchiver.mismatch("\(T.self)", reference) }
+        return null
+    }
+}
+
+/// Enums and other `RawRepresentable` types whose raw value is a property-list value.
+final class RawRepresentableCoder<R: RawRepresentable>: TypedCoder<R>, @unchecked Sendable {
+    override func encode(_ value: R, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.coders.typed(R.RawValue.self).encode(value.rawValue, inline: inline, archiver)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> R {
+        let raw = try unarchiver.coders.typed(R.RawValue.self).decode(reference, unarchiver)
+        guard let value = R(rawValue: raw) else {
+            throw ArchiveError(
+                .typeMismatch, reason: "\(raw) is not a raw value of \(String(reflecting: R.self))",
+                byteOffset: unarchiver.document.offsets[reference], objectIndex: reference)
+        }
+        return value
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import PropertyList
+import Synchronization
+
+/// How one Swift type is archived and unarchived. One instance per type, made once and cached.
+///
+/// The base class is the untyped entry point used where only a field's `Any.Type` is known
+/// (reflection reads and writes fields through raw pointers); ``TypedCoder`` is the typed one.
+/// Coders hold no mutable state, so they are shared between archivers and threads.
+class TypeCoder: @unchecked Sendable {  // immutable after init
+    /// The class name this type is archived under, if it is archived as a coded object.
+    var className: String? { nil }
+
+    /// Encodes the value stored at `pointer` as a field (scalars inline); returns the table index to store.
+    func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        fatalError("abstract")
+    }
+
+    /// Decodes `reference` and assigns it to the initialised value at `pointer`.
+    func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
+        fatalError("abstract")
+    }
+
+    /// Encodes a value given as `Any` whose dynamic type is this coder's type.
+    func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        fatalError("abstract")
+    }
+
+    /// Decodes `reference` as this coder's type, boxed.
+    func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
+        fatalError("abstract")
+    }
+}
+
+/// The typed coder of `T`.
+class TypedCoder<T>: TypeCoder, @unchecked Sendable {
+    /// Encodes `value`; `inline` allows scalars to be stored in place of a UID (inside object fields).
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        fatalError("abstract")
+    }
+
+    /// Decodes the value a reference (a UID, or an inline scalar) stands for.
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+        fatalError("abstract")
+    }
+
+    override final func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        try encode(pointer.assumingMemoryBound(to: T.self).pointee, inline: true, archiver)
+    }
+
+    override final func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
+        pointer.assumingMemoryBound(to: T.self).pointee = try decode(reference, unarchiver)
+    }
+
+    override final func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        guard let typed = value as? T else {
+            throw ArchiveError(.typeMismatch, reason: "a \(type(of: value)) was given where a \(T.self) was expected")
+        }
+        return try encode(typed, inline: inline, archiver)
+    }
+
+    override final func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
+        try decode(reference, unarchiver)
+    }
+}
+
+/// The coders one archiver or unarchiver has used, in front of the process-wide cache.
+struct CoderCache {
+    private static let shared = Mutex<[ObjectIdentifier: TypeCoder]>([:])
+    private var local: [ObjectIdentifier: TypeCoder] = [:]
+
+    mutating func coder(for type: Any.Type) -> TypeCoder {
+        let id = ObjectIdentifier(type)
+        if let coder = local[id] { return coder }
+        let coder = Self.shared.withLock { $0[id] } ?? {
+            // Built outside the lock: making a coder may make others.
+            let made = makeCoder(for: type)
+            return Self.shared.withLock { cache in
+                if let raced = cache[id] { return raced }
+                cache[id] = made
+                return made
+            }
+        }()
+        local[id] = coder
+        return coder
+    }
+
+    mutating func typed<T>(_ type: T.Type) -> TypedCoder<T> {
+        unsafeDowncast(coder(for: type), to: TypedCoder<T>.self)
+    }
+}
+
+/// Chooses the strategy for a type, in the documented order: property-list and Foundation values,
+/// Optional and collections, `KeyedCoding`, `Archivable`, `RawRepresentable`, `Codable`, `Any`; else an error coder.
+private func makeCoder(for type: Any.Type) -> TypeCoder {
+    func open<T>(_: T.Type) -> TypeCoder { classify(T.self) }
+    return _openExistential(type, do: open)
+}
+
+private func classify<T>(_ type: T.Type) -> TypeCoder {
+    if let primitive = primitiveCoder(for: type) { return primitive }
+    if let container = type as? any ArchiveContainer.Type { return container.makeCoder() }
+    if let keyed = type as? any KeyedCoding.Type { return keyedCodingCoder(keyed) }
+    if let archivable = type as? any Archivable.Type { return reflectionCoder(archivable) }
+    if let raw = type as? any RawRepresentable.Type, let coder = rawRepresentableCoder(raw) { return coder }
+    if type is any Encodable.Type || type is any Decodable.Type { return CodableCoder<T>() }
+    if type == Any.self || type == AnyObject.self || type == AnyHashable.self { return AnyCoder<T>() }
+    if type is AnyObject.Type, type is NSNull.Type { return NullCoder<T>() }
+    return UnsupportedCoder<T>()
+}
+
+private func keyedCodingCoder<K: KeyedCoding>(_: K.Type) -> TypeCoder { KeyedCodingCoder<K>() }
+private func reflectionCoder<A: Archivable>(_: A.Type) -> TypeCoder { ReflectionCoder<A>() }
+private func rawRepresentableCoder<R: RawRepresentable>(_: R.Type) -> TypeCoder? {
+    primitiveCoder(for: R.RawValue.self) == nil ? nil : RawRepresentableCoder<R>()
+}
+
+/// Types that make their own coder from their generic arguments: Optional, Array, Set, Dictionary.
+protocol ArchiveContainer {
+    static func makeCoder() -> TypeCoder
+}
+
+/// A type no strategy can code; every use throws an error naming the type and the fixes.
+final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
+    private var error: ArchiveError {
+        ArchiveError(
+            .notArchivable,
+            reason: "\(String(reflecting: T.self)) cannot be archived: conform it to Archivable (with init()), KeyedCoding or Codable")
+    }
+    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int { throw error }
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }
+}
+
+/// Runs `body` with one more path component on any error it throws.
+@inline(__always)
+func withKeyPath<R>(_ component: @autoclosure () -> String, _ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch let error as ArchiveError {
+        throw error.prependingKeyPath(component())
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import PropertyList
+
+/// The state of one archive being read: the validated bplist document, `$objects`, decoded
+/// class instances by UID, class descriptions, and the limits that bound hostile input.
+///
+/// Decoding is driven by the requested static type; the archive's class names only select
+/// among the requested type, registered types and `setClass` mappings.
+final class UnarchiverCore {
+    private let storage: UnsafeMutableRawBufferPointer
+    let document: BPlistDocument
+    /// `$objects`: the bplist object index of each UID.
+    let objects: [Int]
+    /// `$top` key → value reference (a bplist object index, normally a UID).
+    let top: [(key: String, reference: Int)]
+    var coders = CoderCache()
+    /// Class instances by UID, registered before their fields are decoded.
+    var instances: [Int: AnyObject] = [:]
+    /// UIDs being decoded now, to catch cycles through values.
+    var inProgress: Set<Int> = []
+    var classMap: [String: Any.Type] = [:]
+    var registered: [Any.Type] = []
+    private var registeredByName: [String: Any.Type]?
+    private var classCache: [Int: ClassDescription] = [:]
+    var depth = 0
+    var decodedCount = 0
+    let options: KeyedUnarchiver.Options
+
+    struct ClassDescription {
+        let name: String
+        let classes: [String]
+    }
+
+    init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        self.options = options
+        guard bytes.count <= options.maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive is \(bytes.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
+        }
+        storage = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        do {
+            let document = try BPlistDocument(
+                bytes: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]),
+                maximumObjectCount: options.maximumObjectCount)
+            self.document = document
+            (objects, top) = try Self.readTop(document)
+        } catch {
+            storage.deallocate()
+            throw error
+        }
+    }
+
+    deinit { storage.deallocate() }
+
+    private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> ([Int], [(String, Int)]) {
+        let rootIndex = document.topObject
+        let root = try document.object(at: rootIndex)
+        func bad(_ reason: String, _ object: BPlistDocument.Object? = nil) -> ArchiveError {
+            ArchiveError(.invalidArchive, reason: reason, byteOffset: (object ?? root).offset, objectIndex: rootIndex)
+        }
+        guard root.kind == .dict else { throw bad("the property list's root is not a dictionary, so it is not a keyed archive") }
+        var archiver: Int?, version: Int?, topRef: Int?, objectsRef: Int?
+        for i in 0..<root.count {
+            let keyRef = try document.reference(root, i, index: rootIndex)
+            let key = try document.object(at: keyRef)
+            guard key.kind == .asciiString || key.kind == .utf16String else { continue }
+            let valueRef = try document.reference(root, root.count + i, index: rootIndex)
+            switch try document.string(key, index: keyRef) {
+            case ArchiveFormat.archiverKey: archiver = valueRef
+            case ArchiveFormat.versionKey: version = valueRef
+            case ArchiveFormat.topKey: topRef = valueRef
+            case ArchiveFormat.objectsKey: objectsRef = valueRef
+            default: continue
+            }
+        }
+        guard let archiver else { throw bad("the archive has no $archiver entry") }
+        let archiverObject = try document.object(at: archiver)
+        guard archiverObject.kind == .asciiString || archiverObject.kind == .utf16String,
+            try document.string(archiverObject, index: archiver) == ArchiveFormat.archiverName
+        else { throw bad("$archiver is not \"NSKeyedArchiver\"", archiverObject) }
+        guard let version else { throw bad("the archive has no $version entry") }
+        let versionObject = try document.object(at: version)
+        guard versionObject.kind == .int, try document.integer(versionObject, index: version).int64Value == ArchiveFormat.version else {
+            throw bad("$version is not the integer 100000", versionObject)
+        }
+        guard let topRef else { throw bad("the archive has no $top entry") }
+        let topObject = try document.object(at: topRef)
+        guard topObject.kind == .dict else { throw bad("$top is not a dictionary", topObject) }
+        guard let objectsRef else { throw bad("the archive has no $objects entry") }
+        let objectsObject = try document.object(at: objectsRef)
+        guard objectsObject.kind == .array else { throw bad("$objects is not an array", objectsObject) }
+        guard objectsObject.count >= 1 else { throw bad("$objects is empty; it must start with \"$null\"", objectsObject) }
+        var objects = [Int]()
+        objects.reserveCapacity(objectsObject.count)
+        for i in 0..<objectsObject.count { objects.append(try document.reference(objectsObject, i, index: objectsRef)) }
+        var top: [(String, Int)] = []
+        for i in 0..<topObject.count {
+            let keyRef = try document.reference(topObject, i, index: topRef)
+            let key = try document.object(at: keyRef)
+            guard key.kind == .asciiString || key.kind == .utf16String else {
+                throw ArchiveError(.invalidArchive, reason: "a $top key is not a string", byteOffset: key.offset, objectIndex: keyRef)
+            }
+            top.append((try document.string(key, index: keyRef), try document.reference(topObject, topObject.count + i, index: topRef)))
+        }
+        return (objects, top)
+    }
+
+    // MARK: Resolving references
+
+    /// What a reference in a container or field points at.
+    enum Target {
+        /// `UID(0)`: nil.
+        case null
+        /// An `$objects` entry: its UID and bplist object.
+        case object(uid: Int, BPlistDocument.Object, index: Int)
+        /// A value stored inline (a field's integer, real or boolean).
+        case inline(BPlistDocument.Object, index: Int)
+    }
+
+    func target(_ reference: Int) throws(ArchiveError) -> Target {
+        let object = try document.object(at: reference)
+        guard object.kind == .uid else { return .inline(object, index: reference) }
+        let value = document.uid(object)
+        guard value < UInt64(objects.count) else {
+            throw ArchiveError(
+                .invalidReference, reason: "UID \(value) is out of range: $objects has \(objects.count) entries",
+                byteOffset: object.offset, objectIndex: reference)
+        }
+        let uid = Int(value)
+        if uid == 0 { return .null }
+        let index = objects[uid]
+        return .object(uid: uid, try document.object(at: index), index: index)
+    }
+
+    /// The UID a reference holds, or nil if it is not a UID.
+    func uidValue(_ reference: Int) throws(ArchiveError) -> Int? {
+        if case .object(let uid, _, _) = try target(reference) { return uid }
+        return nil
+    }
+
+    // MARK: Object dictionaries
+
+    /// An object dictionary in `$objects`: its fields and its class.
+    struct ObjectDict {
+        let object: BPlistDocument.Object
+        let index: Int
+        let uid: Int
+    }
+
+    /// The value reference of `key` (already escaped) in `dict`, or nil when absent.
+    func value(in dict: ObjectDict, escapedKey key: String) throws(ArchiveError) -> Int? {
+        var key = key
+        let result = key.withUTF8 { utf8 in
+            Result { () throws(ArchiveError) in try value(in: dict.object, index: dict.index, utf8Key: utf8) }
+        }
+        return try result.get()
+    }
+
+    func value(in dict: BPlistDocument.Object, index: Int, utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Int? {
+        for i in 0..<dict.count {
+            let keyRef = try document.reference(dict, i, index: index)
+            if try keyMatches(keyRef, utf8Key) { return try document.reference(dict, dict.count + i, index: index) }
+        }
+        return nil
+    }
+
+    private func keyMatches(_ keyRef: Int, _ utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Bool {
+        let key = try document.object(at: keyRef)
+        switch key.kind {
+        case .asciiString:
+            guard key.count == utf8Key.count else { return false }
+            for i in 0..<key.count where document.bytes[key.payload + i] != utf8Key[i] { return false }
+            return true
+        case .utf16String:
+            return try document.string(key, index: keyRef).utf8.elementsEqual(utf8Key)
+        default:
+            return false
+        }
+    }
+
+    /// Every key of an object dictionary except `$class`, unescaped, in file order.
+    func keys(of dict: ObjectDict) throws(ArchiveError) -> [String] {
+        var keys: [String] = []
+        for i in 0..<dict.object.count {
+            let keyRef = try document.reference(dict.object, i, index: dict.index)
+            let key = try document.object(at: keyRef)
+            guard key.kind == .asciiString || key.kind == .utf16String else { continue }
+            if let user = ArchiveFormat.unescape(try document.string(key, index: keyRef)) { keys.append(user) }
+        }
+        return keys
+    }
+
+    /// The object dictionary an `$objects` entry holds, with its class description, or nil if the entry is not one.
+    func objectDict(uid: Int, object: BPlistDocument.Object, index: Int) throws(ArchiveError) -> (ObjectDict, ClassDescription)? {
+        guard object.kind == .dict else { return nil }
+        let dict = ObjectDict(object: object, index: index, uid: uid)
+        guard let classRef = try value(in: dict, escapedKey: ArchiveFormat.classKey) else { return nil }
+        let classObject = try document.object(at: classRef)
+        guard classObject.kind == .uid else {
+            throw ArchiveError(
+                .invalidArchive, reason: "$class of object UID \(uid) is not a UID", byteOffset: classObject.offset, objectIndex: classRef)
+        }
+        return (dict, try classDescription(classRef))
+    }
+
+    private func classDescription(_ classRef: Int) throws(ArchiveError) -> ClassDescription {
+        guard case .object(let uid, let object, let index) = try target(classRef) else {
+            throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: document.offsets[classRef], objectIndex: classRef)
+        }
+        if let cached = classCache[uid] { return cached }
+        func bad(_ reason: String) -> ArchiveError {
+            ArchiveError(.invalidArchive, reason: reason, byteOffset: object.offset, objectIndex: index)
+        }
+        guard object.kind == .dict else { throw bad("$class UID \(uid) does not point at a class description dictionary") }
+        let dict = ObjectDict(object: object, index: index, uid: uid)
+        guard let nameRef = try value(in: dict, escapedKey: ArchiveFormat.classNameKey) else {
+            throw bad("the class description UID \(uid) has no $classname")
+        }
+        let nameObject = try document.object(at: nameRef)
+        guard nameObject.kind == .asciiString || nameObject.kind == .utf16String else {
+            throw bad("$classname of class description UID \(uid) is not a string")
+        }
+        var classes: [String] = []
+        if let classesRef = try value(in: dict, escapedKey: ArchiveFormat.classesKey) {
+            let list = try document.object(at: classesRef)
+            if list.kind == .array {
+                for i in 0..<min(list.count, 64) {
+                    let ref = try document.reference(list, i, index: classesRef)
+                    let element = try document.object(at: ref)
+                    if element.kind == .asciiString || element.kind == .utf16String {
+                        classes.append(try document.string(element, index: ref))
+                    }
+                }
+            }
+        }
+        let description = ClassDescription(name: try document.string(nameObject, index: nameRef), classes: classes)
+        classCache[uid] = description
+        return description
+    }
+
+    // MARK: Class resolution
+
+    /// The type an archived class name selects: a `setClass` mapping, else a registered type with that name.
+    func mappedType(forClassName name: String) -> Any.Type? {
+        if let mapped = classMap[name] { return mapped }
+        if registeredByName == nil {
+            var index: [String: Any.Type] = [:]
+            for type in registered { index[archiveClassName(of: type)] = type }
+            registeredByName = index
+        }
+        return registeredByName?[name]
+    }
+
+    func archiveClassName(of type: Any.Type) -> String {
+        coders.coder(for: type).className ?? String(reflecting: type)
+    }
+
+    // MARK: Limits
+
+    func enter(_ reference: Int) throws(ArchiveError) {
+        depth += 1
+        decodedCount += 1
+        if depth > options.maximumDepth {
+            throw ArchiveError(
+                .depthLimit, reason: "objects are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
+                byteOffset: document.offsets[reference], objectIndex: reference)
+        }
+        if decodedCount > options.maximumDecodedObjects {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
+                byteOffset: document.offsets[reference], objectIndex: reference)
+        }
+    }
+
+    func leave() { depth -= 1 }
+
+    // MARK: Scalars
+
+    func string(_ object: BPlistDocument.Object, index: Int) throws(ArchiveError) -> String {
+        try document.string(object, index: index)
+    }
+
+    func mismatch(_ expected: String, _ reference: Int) -> ArchiveError {
+        let found: String
+        if let object = try? document.object(at: reference) {
+            found = Self.describe(object)
+            if object.kind == .uid, case .object(_, let target, _)? = try? self.target(reference) {
+                return ArchiveError(
+                    .typeMismatch, reason: "expected \(expected), found \(Self.describe(target))",
+                    byteOffset: target.offset, objectIndex: objects.firstIndex(of: reference))
+            }
+            return ArchiveError(.typeMismatch, reason: "expected \(expected), found \(found)", byteOffset: object.offset, objectIndex: reference)
+        }
+        return ArchiveError(.typeMismatch, reason: "expected \(expected)", objectIndex: reference)
+    }
+
+    static func describe(_ object: BPlistDocument.Object) -> String {
+        switch object.kind {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int: "an integer"
+        case .real: "a real"
+        case .date: "a date"
+        case .data: "data"
+        case .asciiString, .utf16String: "a string"
+        case .uid: "a reference"
+        case .array: "an array"
+        case .set: "a set"
+        case .dict: "an object"
+        }
+    }
+}

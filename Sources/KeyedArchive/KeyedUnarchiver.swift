@@ -1,0 +1,84 @@
+import Foundation
+import PropertyList
+
+/// Reads archives in NSKeyedArchiver's layout back into Swift values, driven by the requested type.
+///
+/// The archive's class names never choose a type by themselves: an object decodes as the type
+/// asked for, as a type mapped with ``setClass(_:forClassName:)``, or as a type listed with
+/// ``register(_:)`` (for polymorphic fields and `Any`). Everything is checked: a malformed,
+/// truncated or hostile archive throws ``ArchiveError`` with the key path and byte offset.
+///
+/// ```swift
+/// let user = try KeyedUnarchiver.unarchivedObject(ofType: User.self, from: data)
+///
+/// let unarchiver = try KeyedUnarchiver(forReadingFrom: foundationData)
+/// unarchiver.setClass(Person.self, forClassName: "MyApp.Person")
+/// let people = try unarchiver.decode([Person].self, forKey: "root")
+/// ```
+public final class KeyedUnarchiver {
+    /// Limits that bound what a hostile archive can make the unarchiver do.
+    public struct Options: Sendable, Hashable {
+        /// Objects nested deeper than this fail with `.depthLimit`. Default 512.
+        public var maximumDepth = 512
+        /// The most objects decoded in total, counting a shared value once per place it is
+        /// decoded. Default 16,777,216; fails with `.sizeLimit`.
+        public var maximumDecodedObjects = 1 << 24
+        /// The most objects the property list may declare. Default 16,777,216.
+        public var maximumObjectCount = 1 << 24
+        /// The largest archive accepted, in bytes. Default 1 GiB.
+        public var maximumArchiveSize = 1 << 30
+
+        public init() {}
+    }
+
+    private let core: UnarchiverCore
+
+    /// Opens an archive, checking its property list and its `$archiver`, `$version`, `$top` and `$objects`.
+    ///
+    /// - Throws: ``ArchiveError``: the property-list codes, or `.invalidArchive`.
+    public init(forReadingFrom data: Data, options: Options = Options()) throws {
+        core = try UnarchiverCore(bytes: data, options: options)
+    }
+
+    /// The top-level keys, in archive order.
+    public var allKeys: [String] { core.top.map(\.key) }
+
+    public func containsValue(forKey key: String) -> Bool {
+        core.top.contains { $0.key == key }
+    }
+
+    /// Decodes the top-level object `key` as `type`.
+    ///
+    /// - Throws: `.keyNotFound`, `.typeMismatch`, `.unknownClass`, `.cycle`, `.letField`, ... with a key path.
+    public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
+        guard let entry = core.top.first(where: { $0.key == key }) else {
+            throw ArchiveError(.keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(allKeys))", keyPath: key)
+        }
+        do {
+            return try withKeyPath(key) { try core.coders.typed(T.self).decode(entry.reference, core) }
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw ArchiveError(.typeMismatch, reason: "decoding failed: \(error)", keyPath: key)
+        }
+    }
+
+    /// Decodes objects archived under class name `name` as `type` (renamed or moved types,
+    /// or archives written by Foundation with another module name).
+    public func setClass(_ type: Any.Type, forClassName name: String) {
+        core.classMap[name] = type
+    }
+
+    /// Allows these concrete types where a polymorphic field or `Any` meets their class names.
+    public func register(_ types: Any.Type...) {
+        core.registered.append(contentsOf: types)
+    }
+
+    /// Decodes the object archived under `"root"`.
+    public static func unarchivedObject<T>(ofType type: T.Type, from data: Data) throws -> T {
+        try KeyedUnarchiver(forReadingFrom: data).decode(type, forKey: ArchiveFormat.rootKey)
+    }
+}
+
+@available(*, unavailable)
+extension KeyedUnarchiver: Sendable {}

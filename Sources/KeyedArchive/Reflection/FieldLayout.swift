@@ -1,0 +1,138 @@
+import Foundation
+import PropertyList
+
+/// The archived fields of one `Archivable` type, built once from the runtime's field table and
+/// checked against `Mirror`: names, archive keys, offsets and the coder of each field.
+struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are immutable
+    struct Field {
+        /// The stored name (`_x`, `$__lazy_storage_$_x`, `x`).
+        let storedName: String
+        /// The archive key as the user sees it.
+        let key: String
+        /// The archive key as stored (`$`-prefixed keys get one more `$`).
+        let escapedKey: String
+        let offset: Int
+        let coder: TypeCoder
+        let isVar: Bool
+    }
+
+    let fields: [Field]
+    /// `$classes`: the class name, superclass names, `NSObject`.
+    let classes: [String]
+    /// The first archived `let` field, which reflection cannot write.
+    let letField: Field?
+
+    /// Builds the layout of `A`.
+    ///
+    /// - Throws: `.reflection` if the runtime's field table and `Mirror` disagree, or the type is
+    ///   not a struct or class; `.notArchivable` for a field that cannot be coded (a function).
+    static func build<A: Archivable>(_ type: A.Type, className: String) throws -> FieldLayout {
+        let typeName = String(reflecting: A.self)
+        guard let table = FieldTable(A.self) else {
+            throw ArchiveError(
+                .reflection,
+                reason: "\(typeName) is not a struct or class, so reflection cannot code it; adopt KeyedCoding or Codable")
+        }
+        // Mirror defines the archived fields; the field table must list the same ones in the same order.
+        var chain: [Mirror] = []
+        var next: Mirror? = Mirror(reflecting: A())
+        while let mirror = next {
+            chain.append(mirror)
+            next = mirror.superclassMirror
+        }
+        let labels = chain.reversed().flatMap { $0.children.map { $0.label ?? "" } }
+        let names = table.fields.map(\.name)
+        guard labels == names else {
+            throw ArchiveError(
+                .reflection,
+                reason: "the runtime's field table of \(typeName) (\(names)) disagrees with Mirror (\(labels)); adopt KeyedCoding or Codable for this type")
+        }
+        let superclassNames = chain.dropFirst().map { mirror -> String in
+            (mirror.subjectType as? any Archivable.Type)?.archiveClassName ?? String(reflecting: mirror.subjectType)
+        }
+        let storedNames = Set(names)
+        var fields: [Field] = []
+        var keys: Set<String> = []
+        var coders = CoderCache()
+        for info in table.fields {
+            let property = propertyName(info.name, siblings: storedNames)
+            guard !A.transientFields.contains(property), !A.transientFields.contains(info.name) else { continue }
+            let key = A.archiveKeys[property] ?? property
+            guard info.hasGenericRepresentation else {
+                throw ArchiveError(
+                    .notArchivable,
+                    reason: "\(typeName).\(property) holds a function or a metatype, which cannot be archived; list it in transientFields")
+            }
+            guard keys.insert(key).inserted else {
+                throw ArchiveError(
+                    .notArchivable, reason: "two fields of \(typeName) are archived under the key \"\(key)\"; rename one in archiveKeys")
+            }
+            let coder: TypeCoder
+            if info.isStrong {
+                coder = coders.coder(for: info.type)
+            } else if let nonStrong = nonStrongCoder(for: info.type) {
+                coder = nonStrong
+            } else {
+                throw ArchiveError(
+                    .notArchivable,
+                    reason: "\(typeName).\(property) is a weak or unowned reference of a type reflection cannot assign (\(info.type)); list it in transientFields")
+            }
+            fields.append(
+                Field(
+                    storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key), offset: info.offset, coder: coder,
+                    isVar: info.isVar))
+        }
+        return FieldLayout(
+            fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],
+            letField: fields.first { !$0.isVar })
+    }
+
+    /// The property a stored field belongs to: `$__lazy_storage_$_x` and a wrapper's `_x` are `x`.
+    static func propertyName(_ stored: String, siblings: Set<String>) -> String {
+        let lazyPrefix = "$__lazy_storage_$_"
+        if stored.hasPrefix(lazyPrefix) { return String(stored.dropFirst(lazyPrefix.count)) }
+        if stored.hasPrefix("_"), stored.count > 1 {
+            let property = String(stored.dropFirst())
+            if !siblings.contains(property) { return property }
+        }
+        return stored
+    }
+}
+
+/// The coder of a weak (`Optional<C>`) or unowned (`C`) field: assigns through a box with the field's layout.
+private func nonStrongCoder(for type: Any.Type) -> TypeCoder? {
+    if let optional = type as? any OptionalTypeProtocol.Type {
+        guard let referent = optional.wrappedType as? AnyObject.Type else { return nil }
+        func make<C: AnyObject>(_: C.Type) -> TypeCoder { WeakFieldCoder<C>() }
+        return make(referent)
+    }
+    guard let referent = type as? AnyObject.Type else { return nil }
+    func make<C: AnyObject>(_: C.Type) -> TypeCoder { UnownedFieldCoder<C>() }
+    return make(referent)
+}
+
+/// `weak var x: C?`: read and written through `WeakBox<C>`, so the runtime's weak-reference rules hold.
+private final class WeakFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
+    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        let value = pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value
+        return try archiver.coders.typed(C?.self).encode(value, inline: true, archiver)
+    }
+
+    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
+        let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
+        pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value = value
+    }
+}
+
+/// `unowned var x: C`: read and written through `UnownedBox<C>`.
+private final class UnownedFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
+    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        let value = pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value
+        return try archiver.coders.typed(C.self).encode(value, inline: true, archiver)
+    }
+
+    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
+        let value = try unarchiver.coders.typed(C.self).decode(reference, unarchiver)
+        pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = value
+    }
+}
