@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PropertyList
+
+/// One run of `karchive`: parse the command line, read the input, print the result.
+enum Karchive {
+    /// The process exit status (DESIGN.md §8).
+    enum ExitStatus: Int32 {
+        case success = 0
+        /// The file cannot be read, or it is not a valid binary property list.
+        case invalidInput = 1
+        case usageError = 2
+    }
+
+    /// Runs the command the arguments (without the program name) ask for.
+    ///
+    /// Results go to standard output, errors to standard error as `karchive: <file>: <message>`.
+    static func run(arguments: [String]) -> ExitStatus {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation(arguments: arguments)
+        } catch {
+            StandardStream.error.write("karchive: \(error.message)\n\n\(Usage.text)\n")
+            return .usageError
+        }
+        switch invocation {
+        case .help:
+            StandardStream.output.write(Usage.text + "\n")
+            return .success
+        case .run(let command, let source):
+            let input: InputFile
+            do {
+                input = try InputFile(contentsOf: source)
+            } catch {
+                StandardStream.error.write("karchive: \(source.displayName): \(error.message)\n")
+                return .invalidInput
+            }
+            switch output(of: command, for: input.bytes) {
+            case .success(let text):
+                StandardStream.output.write(text)
+                return .success
+            case .failure(let error):
+                StandardStream.error.write("karchive: \(input.name): \(error)\n")
+                return .invalidInput
+            }
+        }
+    }
+
+    /// Ends the process with `status`.
+    static func terminate(_ status: ExitStatus) -> Never {
+        exit(status.rawValue)
+    }
+
+    /// What `command` prints for a file holding `bytes`, or why the bytes are not a valid property list.
+    static func output(of command: Command, for bytes: [UInt8]) -> Result<String, ArchiveError> {
+        let reader = BPlistReader()
+        return bytes.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) -> String in
+                let root = try reader.read(buffer)
+                switch command {
+                case .json:
+                    return root.plistJSON + "\n"
+                case .validate:
+                    return validationNote(for: root) + "\n"
+                case .dump:
+                    return Dump.renderer(for: root).render(root)
+                case .stats:
+                    let document = try BPlistDocument(bytes: buffer, maximumObjectCount: reader.options.maximumObjectCount)
+                    let keyed: KeyedArchiveStats? =
+                        if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
+                            KeyedArchiveStats(archive: archive)
+                        } else {
+                            nil
+                        }
+                    return StatsReport(table: ObjectTableStats(document: document), keyed: keyed).render()
+                }
+            }
+        }
+    }
+
+    /// `valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)`.
+    static func validationNote(for root: PlistValue) -> String {
+        switch KeyedArchiveShape.recognize(root) {
+        case .keyedArchive(let archive):
+            let keys = archive.top.keys.map(PlainTreeDump.bareOrQuoted).joined(separator: ", ")
+            return "valid (binary property list, keyed archive: \(archive.archiver) \(archive.version), top keys: \(keys.isEmpty ? "none" : keys))"
+        case .notKeyedArchive(reason: nil):
+            return "valid (binary property list)"
+        case .notKeyedArchive(reason: let reason?):
+            return "valid (binary property list; not a keyed archive: \(reason))"
+        }
+    }
+}

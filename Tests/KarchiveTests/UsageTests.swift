@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("karchive command line")
+struct UsageTests {
+    @Test("help prints the usage on stdout and exits 0", arguments: [["--help"], ["-h"], ["help"], ["help", "stats"], ["dump", "--help"]])
+    func helpExitsZero(arguments: [String]) async throws {
+        let run = try await KarchiveProcess.run(arguments)
+        #expect(run.exitedNormally && run.status == 0)
+        #expect(run.standardOutput.hasPrefix("OVERVIEW: "))
+        for command in ["json <file>", "validate <file>", "dump <file>", "stats <file>", "EXIT STATUS"] {
+            #expect(run.standardOutput.contains(command))
+        }
+        #expect(run.standardError.isEmpty)
+    }
+
+    @Test(
+        "usage errors print a message and the usage on stderr and exit 2",
+        arguments: [
+            ([], "missing command"),
+            (["bogus", "file"], "unknown command 'bogus'"),
+            (["json"], "missing <file> after 'json'"),
+            (["stats", "a", "b"], "unexpected argument 'b'"),
+            (["dump", "--verbose", "x"], "unknown option '--verbose'"),
+            (["help", "nope"], "unknown command 'nope'"),
+            (["validate", ""], "the <file> argument is empty"),
+        ] as [([String], String)])
+    func usageErrorExitsTwo(arguments: [String], message: String) async throws {
+        let run = try await KarchiveProcess.run(arguments)
+        #expect(run.exitedNormally && run.status == 2)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasPrefix("karchive: "))
+        #expect(run.standardError.contains(message), "\(run.standardError)")
+        #expect(run.standardError.contains("USAGE: karchive <command> <file>"))
+    }
+
+    @Test func misspelledCommandGetsASuggestion() async throws {
+        let run = try await KarchiveProcess.run(["dupm", "x"])
+        #expect(run.status == 2)
+        #expect(run.standardError.hasPrefix("karchive: unknown command 'dupm'; did you mean 'dump'?\n"))
+    }
+
+    @Test func missingFileExitsOne() async throws {
+        let path = "/nonexistent/karchive/file.bplist"
+        let run = try await KarchiveProcess.run(["json", path])
+        #expect(run.exitedNormally && run.status == 1)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError == "karchive: \(path): cannot open: No such file or directory\n")
+    }
+
+    @Test func directoryExitsOne() async throws {
+        let path = KarchiveFixtures.path("keyed")
+        let run = try await KarchiveProcess.run(["stats", path])
+        #expect(run.status == 1)
+        #expect(run.standardError == "karchive: \(path): is a directory, not a file\n")
+    }
+
+    @Test(.enabled(if: geteuid() != 0, "root reads any file"))
+    func unreadableFileExitsOne() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appending(path: "secret.bplist")
+        try Data("bplist00".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file.path)
+        let run = try await KarchiveProcess.run(["validate", file.path])
+        #expect(run.status == 1)
+        #expect(run.standardError == "karchive: \(file.path): cannot open: Permission denied\n")
+    }
+
+    @Test func pathStartingWithDashNeedsDoubleDash() async throws {
+        let directory = try TemporaryDirectory()
+        let source = URL(fileURLWithPath: KarchiveFixtures.path("keyed/k-number-int.archive"))
+        try FileManager.default.copyItem(at: source, to: directory.url.appending(path: "-n.archive"))
+
+        let plain = try await KarchiveProcess.run(["validate", "-n.archive"], in: directory.url)
+        #expect(plain.status == 2)
+        #expect(plain.standardError.contains("unknown option '-n.archive'"))
+
+        let escaped = try await KarchiveProcess.run(["validate", "--", "-n.archive"], in: directory.url)
+        #expect(escaped.status == 0, "\(escaped.standardError)")
+        #expect(escaped.standardOutput.hasPrefix("valid (binary property list, keyed archive"))
+    }
+
+    @Test func emptyStandardInputIsInvalid() async throws {
+        let run = try await KarchiveProcess.run(["validate", "-"])
+        #expect(run.status == 1)
+        #expect(run.standardError.hasPrefix("karchive: <stdin>: ArchiveError."))
+    }
+}
+
+/// A fresh directory under the temporary directory, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "karchive-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        // Restore permissions a test may have removed, so the directory can be deleted.
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) {
+            for name in names {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.appending(path: name).path)
+            }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
+}

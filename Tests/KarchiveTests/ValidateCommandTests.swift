@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@Suite("karchive validate")
+struct ValidateCommandTests {
+    @Test("validate rejects every malformed file with its ArchiveError", arguments: KarchiveFixtures.invalidFiles)
+    func invalidFileExitsOne(file: String) async throws {
+        let path = KarchiveFixtures.path(file)
+        let run = try await KarchiveProcess.run(["validate", path])
+        #expect(run.exitedNormally, "killed by signal \(run.status)")
+        #expect(run.status == 1)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError."), "\(run.standardError)")
+        #expect(run.standardError.hasSuffix("\n"))
+    }
+
+    @Test("validate accepts every well-formed fixture", arguments: KarchiveFixtures.filesWithJSONTwin)
+    func validFileExitsZero(file: String) async throws {
+        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path(file)])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("valid (binary property list"))
+        let isKeyedArchive = file.hasPrefix("keyed/") || file.hasSuffix("/keyed-archive-darwin.bplist")
+        #expect(run.standardOutput.contains("keyed archive: NSKeyedArchiver 100000") == isKeyedArchive)
+    }
+
+    @Test("libplist fuzz inputs are rejected or read, never crash", arguments: KarchiveFixtures.fuzzFiles)
+    func fuzzInputNeverCrashes(file: String) async throws {
+        let path = KarchiveFixtures.path(file)
+        for command in ["validate", "json", "dump", "stats"] {
+            let run = try await KarchiveProcess.run([command, path], timeLimit: 30)
+            #expect(!run.timedOut, "\(command) hung")
+            #expect(run.exitedNormally, "\(command) was killed by signal \(run.status)")
+            #expect(run.status == 0 || run.status == 1, "\(command) exited \(run.status)")
+            if run.status == 1 {
+                #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError."), "\(run.standardError)")
+            }
+        }
+    }
+
+    @Test func keyedArchiveNoteNamesArchiverVersionAndTopKeys() async throws {
+        let person = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("keyed/k-person.archive")])
+        #expect(person.standardOutput == "valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)\n")
+
+        let multi = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("keyed/k-multi-top.archive")])
+        #expect(multi.status == 0)
+        for key in ["user", "settings", "banners"] {
+            #expect(multi.standardOutput.contains(key))
+        }
+    }
+
+    @Test func plainPropertyListHasNoKeyedNote() async throws {
+        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("bplist/valid/nested.bplist")])
+        #expect(run.standardOutput == "valid (binary property list)\n")
+        #expect(run.standardError.isEmpty)
+    }
+
+    @Test func halfKeyedArchiveSaysWhatIsMissing() async throws {
+        // uids.bplist has a $top dictionary of UIDs but no $archiver.
+        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("bplist/valid/uids.bplist")])
+        #expect(run.standardOutput == "valid (binary property list; not a keyed archive: there is no $archiver)\n")
+    }
+
+    @Test func xmlPropertyListIsNotABinaryOne() async throws {
+        let path = KarchiveFixtures.path("peers/corelibs-keyed/NSKeyedUnarchiver-ArrayTest.plist")
+        let run = try await KarchiveProcess.run(["validate", path])
+        #expect(run.status == 1)
+        #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError.notPropertyList: "))
+    }
+}
