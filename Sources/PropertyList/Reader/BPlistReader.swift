@@ -65,6 +65,9 @@ private struct Materializer {
     var values: [PlistValue]
     /// How many values each finished object expands to.
     var expandedSizes: [Int]
+    /// How many containers deep each finished object is (0 for scalars), so a shared container
+    /// reused deeper down cannot carry the value past the depth limit.
+    var heights: [Int]
 
     init(document: BPlistDocument, options: BPlistReader.Options) {
         self.document = document
@@ -72,11 +75,19 @@ private struct Materializer {
         state = [UInt8](repeating: 0, count: document.objectCount)
         values = [PlistValue](repeating: .null, count: document.objectCount)
         expandedSizes = [Int](repeating: 1, count: document.objectCount)
+        heights = [Int](repeating: 0, count: document.objectCount)
     }
 
     mutating func value(at index: Int, depth: Int) throws(ArchiveError) -> PlistValue {
         switch state[index] {
-        case 2: return values[index]
+        case 2:
+            guard depth + heights[index] <= options.maximumDepth else {
+                throw ArchiveError(
+                    .depthLimit,
+                    reason: "a shared container used here would nest containers more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
+                    byteOffset: document.offsets[index], objectIndex: index)
+            }
+            return values[index]
         case 1:
             throw ArchiveError(
                 .cycle, reason: "a container contains itself", byteOffset: document.offsets[index], objectIndex: index)
@@ -109,8 +120,10 @@ private struct Materializer {
 
     private mutating func container(_ object: BPlistDocument.Object, index: Int, depth: Int) throws(ArchiveError) -> PlistValue {
         var size = 1
+        var height = 1
         func add(_ child: Int) throws(ArchiveError) {
             size += expandedSizes[child]
+            height = max(height, heights[child] + 1)
             guard size <= options.maximumExpandedSize else {
                 throw ArchiveError(
                     .sizeLimit,
@@ -150,6 +163,7 @@ private struct Materializer {
             result = object.kind == .set ? .set(elements) : .array(elements)
         }
         expandedSizes[index] = size
+        heights[index] = height
         return result
     }
 }

@@ -169,6 +169,11 @@ package struct BPlistTable {
         objects[index] = .array(start..<refs.count)
     }
 
+    /// Replaces a pending slot with a copy of a scalar object.
+    package mutating func setObject(at index: Int, to object: Object) {
+        objects[index] = object
+    }
+
     /// Reserves an index to be filled later with `setArray` or `setDict`.
     package mutating func reserve() -> Int { append(.pending) }
 

@@ -18,11 +18,38 @@ public struct BPlistWriter: Sendable {
     ///   `.set`, and UIDs of 2^32 or more.
     public func write(_ value: PlistValue) throws(ArchiveError) -> [UInt8] {
         var table = BPlistTable()
-        _ = try add(value, to: &table, path: "root")
+        _ = try table.add(value)
         return try table.encode()
     }
+}
 
-    private func add(_ value: PlistValue, to table: inout BPlistTable, path: @autoclosure () -> String) throws(ArchiveError) -> Int {
+extension BPlistTable {
+    /// Adds a whole value tree in CoreFoundation's pre-order; returns the index of its root.
+    package mutating func add(_ value: PlistValue) throws(ArchiveError) -> Int {
+        try add(value, path: "root")
+    }
+
+    /// Puts `value` into a slot made by `reserve()`: containers as usual, scalars as a new (not uniqued) object.
+    package mutating func fill(_ slot: Int, with value: PlistValue) throws(ArchiveError) {
+        switch value {
+        case .array(let elements):
+            var refs: [Int] = []
+            refs.reserveCapacity(elements.count)
+            for (i, element) in elements.enumerated() { refs.append(try add(element, path: "[\(i)]")) }
+            setArray(at: slot, elements: refs)
+        case .dict(let dict):
+            let keys = dict.keys.map { add(string: $0) }
+            var values: [Int] = []
+            values.reserveCapacity(dict.count)
+            for (key, element) in zip(dict.keys, dict.values) { values.append(try add(element, path: key)) }
+            setDict(at: slot, keys: keys, values: values)
+        default:
+            let index = try add(value, path: "root")
+            setObject(at: slot, to: objects[index])
+        }
+    }
+
+    private mutating func add(_ value: PlistValue, path: @autoclosure () -> String) throws(ArchiveError) -> Int {
         switch value {
         case .null:
             throw ArchiveError(
@@ -32,30 +59,30 @@ public struct BPlistWriter: Sendable {
             throw ArchiveError(
                 .unencodable, reason: "Apple writes no sets in bplist00 and Foundation on Linux crashes on them; write an array",
                 keyPath: path())
-        case .bool(let v): return table.add(bool: v)
-        case .int(let v): return table.add(int: v)
-        case .uint(let v): return table.add(uint: v)
-        case .real(let v): return table.add(real: v)
-        case .float(let v): return table.add(float: v)
-        case .date(let v): return table.add(date: v)
-        case .data(let v): return table.add(data: v)
-        case .string(let v): return table.add(string: v)
+        case .bool(let v): return add(bool: v)
+        case .int(let v): return add(int: v)
+        case .uint(let v): return add(uint: v)
+        case .real(let v): return add(real: v)
+        case .float(let v): return add(float: v)
+        case .date(let v): return add(date: v)
+        case .data(let v): return add(data: v)
+        case .string(let v): return add(string: v)
         case .uid(let v):
-            do { return try table.add(uid: v) } catch { throw error.at(keyPath: path()) }
+            do { return try add(uid: v) } catch { throw error.at(keyPath: path()) }
         case .array(let elements):
-            let container = table.beginContainer()
+            let container = beginContainer()
             for (i, element) in elements.enumerated() {
-                table.appendReference(try add(element, to: &table, path: "\(path())[\(i)]"))
+                appendReference(try add(element, path: "\(path())[\(i)]"))
             }
-            table.endArray(container)
+            endArray(container)
             return container.index
         case .dict(let dict):
-            let container = table.beginContainer()
-            for key in dict.keys { table.appendReference(table.add(string: key)) }
+            let container = beginContainer()
+            for key in dict.keys { appendReference(add(string: key)) }
             for (key, element) in zip(dict.keys, dict.values) {
-                table.appendReference(try add(element, to: &table, path: "\(path()).\(key)"))
+                appendReference(try add(element, path: "\(path()).\(key)"))
             }
-            table.endDict(container)
+            endDict(container)
             return container.index
         }
     }
