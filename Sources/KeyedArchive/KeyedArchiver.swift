@@ -19,7 +19,7 @@ import PropertyList
 ///
 /// The output is deterministic: the same graph gives the same bytes.
 public final class KeyedArchiver {
-    private let core = ArchiverCore()
+    let core = ArchiverCore()
     private var top: [(String, Int)] = []
     private var finished: [UInt8]?
     private var failure: ArchiveError?
@@ -53,6 +53,12 @@ public final class KeyedArchiver {
             failure = wrapped
             throw wrapped
         }
+    }
+
+    /// Adds a top-level entry whose value is already in the archive.
+    func appendTop(_ key: String, reference: Int) {
+        top.removeAll { $0.0 == key }
+        top.append((key, reference))
     }
 
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.

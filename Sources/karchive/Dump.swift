@@ -10,18 +10,11 @@ protocol DumpRenderer {
 enum Dump {
     /// The renderer for `root`.
     ///
-    /// This is the one place a keyed-archive-aware renderer plugs in (object graph with UIDs
-    /// resolved, class names shown, shared objects marked `@N`, cycles cut). It belongs in its
-    /// own file, conforming to ``DumpRenderer`` and starting from ``KeyedArchiveShape``:
-    ///
-    /// ```swift
-    /// if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
-    ///     return KeyedArchiveDump(archive)
-    /// }
-    /// ```
-    ///
-    /// Until then every property list, keyed archives included, is shown as a plain tree.
+    /// Keyed archives are shown as their object graph; anything else as a plain tree.
     static func renderer(for root: PlistValue) -> any DumpRenderer {
-        PlainTreeDump()
+        if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
+            return KeyedArchiveDump(archive)
+        }
+        return PlainTreeDump()
     }
 }

@@ -235,3 +235,43 @@ final class ArchiverCore {
         return try table.encode()
     }
 }
+
+extension ArchiverCore {
+    /// Copies the object `uid` of another archive (its `$objects` as plain values), with
+    /// everything it references, into this archive; returns its UID here.
+    ///
+    /// Used to keep the untouched keys of an archive file when other keys are replaced. Class
+    /// descriptions and raw values come along as they are; `map` keeps shared objects shared.
+    func transplant(uid old: Int, from source: [PlistValue], map: inout [Int: Int]) throws -> Int {
+        if old == 0 { return 0 }
+        if let mapped = map[old] { return mapped }
+        guard old < source.count else {
+            throw ArchiveError(.invalidReference, reason: "UID \(old) is out of range: $objects has \(source.count) entries")
+        }
+        let slot = table.reserve()
+        objects.append(slot)
+        let new = objects.count - 1
+        map[old] = new
+        let rewritten = try rewriteUIDs(source[old], from: source, map: &map)
+        try table.fill(slot, with: rewritten)
+        return new
+    }
+
+    private func rewriteUIDs(_ value: PlistValue, from source: [PlistValue], map: inout [Int: Int]) throws -> PlistValue {
+        switch value {
+        case .uid(let old):
+            guard old < UInt64(source.count) else {
+                throw ArchiveError(.invalidReference, reason: "UID \(old) is out of range: $objects has \(source.count) entries")
+            }
+            return .uid(UInt64(try transplant(uid: Int(old), from: source, map: &map)))
+        case .array(let elements):
+            return .array(try elements.map { try rewriteUIDs($0, from: source, map: &map) })
+        case .dict(let dict):
+            var copy = PlistDictionary()
+            for (key, element) in dict { copy[key] = try rewriteUIDs(element, from: source, map: &map) }
+            return .dict(copy)
+        default:
+            return value
+        }
+    }
+}

@@ -42,7 +42,13 @@ extension ArchiverCore {
             abandonObject(frame)
             throw error
         }
-        endObject(frame, className: className, classes: classes ?? [className, ArchiveFormat.rootClass])
+        if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
+            var chain = classes ?? [className, ArchiveFormat.rootClass]
+            chain[0] = renamed
+            endObject(frame, className: renamed, classes: chain)
+        } else {
+            endObject(frame, className: className, classes: classes ?? [className, ArchiveFormat.rootClass])
+        }
         return uid(frame.uid)
     }
 }
