@@ -4,35 +4,49 @@ import Testing
 
 @Suite("karchive dump")
 struct DumpCommandTests {
-    @Test func keyedArchiveIsDumpedAsAPlainTreeInFileOrder() async throws {
+    @Test func keyedArchiveIsDumpedAsItsObjectGraph() async throws {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-person.archive")])
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "dict (4 entries)")
+        #expect(lines.first == "keyed archive (NSKeyedArchiver 100000), 21 objects")
         #expect(lines.last == "")
+        // Fields in file order under their object, UIDs resolved, Foundation values on one line.
         for expected in [
-            "  \"$objects\": array (21 elements)",
-            "    [0] string \"$null\"",
-            "    [1] dict (11 entries)",
-            "      \"age\": int 23",
-            "      \"score\": real 3.75",
-            "      \"isAdmin\": bool false",
-            "      \"$class\": UID(20)",
-            "    [2] string \"User 3\"",
-            "    [9] string \"Berlin\"",
-            "      \"NS.time\": real -99740800.0",
-            "    [14] data (3 bytes) 03ff00",
-            "      \"NS.uuidbytes\": data (16 bytes) 00000003000040008000000000000015",
-            "  \"$top\": dict (1 entry)",
-            "    \"root\": UID(1)",
-            "  \"$archiver\": string \"NSKeyedArchiver\"",
-            "  \"$version\": int 100000",
+            "root: @1 keyedgen.Person",
+            "  age: 23",
+            "  score: 3.75",
+            "  isAdmin: false",
+            "  name: \"User 3\"",
+            "  birthday: NSDate 1997-11-03T14:13:20Z",
+            "  address: @7 keyedgen.Address",
+            "    city: \"Berlin\"",
+            "  homepage: NSURL \"https://example.com/u/3\"",
+            "  avatar: data (3 bytes) 03ff00",
+            "  tags: @3 NSArray (2)",
+            "    [0]: \"t0\"",
+            "  id: NSUUID 00000003-0000-4000-8000-000000000015",
         ] {
             #expect(lines.contains(expected), "missing line: \(expected)")
         }
-        // Dictionary keys appear in file order, not sorted.
-        let keys = lines.filter { $0.hasPrefix("  \"") }.map { $0.split(separator: "\"")[1] }
-        #expect(keys == ["$objects", "$top", "$archiver", "$version"])
+        #expect(!lines.contains { $0.contains("$class") || $0.contains("$objects") })
+    }
+
+    @Test func sharedObjectsAreShownOnceAndCyclesAreCut() async throws {
+        let shared = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-people-shared.archive")])
+        #expect(shared.status == 0)
+        let sharedLines = shared.standardOutput.split(separator: "\n").map(String.init)
+        #expect(sharedLines.contains("root: @1 NSArray (3)"))
+        #expect(sharedLines.contains("  [0]: @2 keyedgen.Person"))
+        #expect(sharedLines.contains("  [2]: @2"))
+        #expect(sharedLines.filter { $0.contains("name: \"User 1\"") }.count == 1)
+
+        let tree = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-tree-cycle.archive")])
+        #expect(tree.status == 0)
+        let treeLines = tree.standardOutput.split(separator: "\n").map(String.init)
+        #expect(treeLines.contains("root: @1 keyedgen.Node"))
+        #expect(treeLines.contains("      parent: @1"))
+        #expect(treeLines.contains("  parent: nil"))
+        #expect(treeLines.filter { $0.hasSuffix("keyedgen.Node") }.count == 10)
     }
 
     @Test func datesAreISO8601UTC() async throws {
