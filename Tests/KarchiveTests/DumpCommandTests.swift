@@ -46,7 +46,7 @@ struct DumpCommandTests {
         #expect(treeLines.contains("root: @1 keyedgen.Node"))
         #expect(treeLines.contains("      parent: @1"))
         #expect(treeLines.contains("  parent: nil"))
-        #expect(treeLines.filter { $0.hasSuffix("keyedgen.Node") }.count == 10)
+        #expect(treeLines.filter { $0.hasSuffix("keyedgen.Node") }.count == 7)
     }
 
     @Test func datesAreISO8601UTC() async throws {
