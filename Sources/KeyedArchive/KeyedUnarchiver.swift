@@ -55,7 +55,9 @@ public final class KeyedUnarchiver {
             throw ArchiveError(.keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(allKeys))", keyPath: key)
         }
         do {
-            return try withKeyPath(key) { try core.coders.typed(T.self).decode(entry.reference, core) }
+            return try core.topLevel {
+                try withKeyPath(key) { try core.coders.typed(T.self).decode(entry.reference, core) }
+            }
         } catch let error as ArchiveError {
             throw error
         } catch {

@@ -1,12 +1,216 @@
 import Foundation
 import PropertyList
 
-/// `Codable` types (placeholder until the Encoder/Decoder bridge lands).
-final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        throw ArchiveError(.notArchivable, reason: "Codable bridge pending")
+/// `Encodable` and `Decodable` types, through the archive's own `Encoder` and `Decoder`.
+///
+/// What a value becomes depends on the container its `encode(to:)` asks for (see
+/// ``CodableEncoder``): a keyed container makes a coded object of class
+/// `String(reflecting: T.self)` (or the name given with `setClassName(_:for:)`) whose fields are
+/// the keys' `stringValue`s; an unkeyed container an `NSArray`; a single-value container the
+/// value itself. Nested keyed containers, including the ones Swift synthesizes for enum cases
+/// with associated values, are coded objects of class `KeyedArchive.CodableContainer`:
+///
+/// ```
+/// case move(x: 1, y: 2)  →  {$class: MyApp.Command, move: →{$class: KeyedArchive.CodableContainer, x: 1, y: 2}}
+/// case stop              →  {$class: MyApp.Command, stop: →{$class: KeyedArchive.CodableContainer}}
+/// ```
+///
+/// Fields follow the archive's rules: integers, reals and booleans inline, everything else by
+/// reference through its own coder (strings, Foundation values, collections, `Archivable`,
+/// `KeyedCoding` and nested `Codable` values alike); a `nil` (also from `encodeIfPresent`) is a
+/// reference to `$null`, and an absent key reads as nil too.
+///
+/// A class instance whose container is keyed or unkeyed keeps its identity (one UID however
+/// often it is referenced, one instance when decoded), but cannot be in a cycle: its instance
+/// exists only after `init(from:)` returns, so meeting it again while it is being coded is
+/// `.cycle`. A class coded as a single value has no object of its own, so no identity.
+///
+/// `codingPath` runs from the nearest `Codable` value reached through `Codable` containers
+/// (keyed, unkeyed, single-value, `encodeIfPresent`): a value inside an `Array`, `Dictionary`,
+/// `Set`, `Archivable` or `KeyedCoding` value, which the archive's own coders write, starts a new
+/// path. Error key paths are complete either way (`root.items[3].zip`): a `DecodingError` or
+/// `EncodingError` thrown by the type's code becomes an `ArchiveError` (`.keyNotFound`,
+/// `.typeMismatch`, `.unencodable`) whose key path is its coding path below that value.
+///
+/// The object is not made with `encodeObject` up front, because the kind of container (so
+/// whether there is an object at all) is known only once `encode(to:)` asks for one; the encoder
+/// does the same steps (subclass dispatch, identity, cycle check, depth) around it. Decoding a
+/// coded object of the type's class goes through `decodeObject`.
+final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable after init
+    private let name = String(reflecting: T.self)
+    /// `$classes`: the name, superclass names, `NSObject`.
+    private let classes: [String]
+    private let encoding: EncodingWitness<T>?
+    private let decoding: DecodingWitness<T>?
+    private let isClass = T.self is AnyClass
+
+    override var className: String? { name }
+
+    override init() {
+        encoding = EncodingWitness<T>.make()
+        decoding = DecodingWitness<T>.make()
+        classes = Self.classChain(name)
+        super.init()
     }
+
+    private static func classChain(_ name: String) -> [String] {
+        var chain = [name]
+        if let type = T.self as? AnyClass {
+            var next: AnyClass? = _getSuperclass(type)
+            while let superclass = next, chain.count < 64 {
+                let superName = String(reflecting: superclass)
+                if superName == ArchiveFormat.rootClass || superName.hasPrefix("_Tt") || superName.hasPrefix("Swift.") { break }
+                chain.append(superName)
+                next = _getSuperclass(superclass)
+            }
+        }
+        chain.append(ArchiveFormat.rootClass)
+        return chain
+    }
+
+    // MARK: Encoding
+
+    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try encode(value, inline: inline, archiver, path: .root)
+    }
+
+    /// Encodes `value` at `path` (the coding path its encoder reports; error key paths start below it).
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore, path: CodingPath) throws -> Int {
+        guard let encoding else {
+            throw ArchiveError(
+                .notArchivable,
+                reason: "\(name) is Decodable but not Encodable, so it cannot be archived: conform it to Encodable (or Codable)")
+        }
+        var instance: AnyObject?
+        if isClass {
+            let object = unsafeBitCast(value, to: AnyObject.self)
+            let dynamicType: AnyObject.Type = type(of: object)
+            if ObjectIdentifier(dynamicType) != ObjectIdentifier(T.self) {
+                return try archiver.coders.coder(for: dynamicType).encodeAny(value, inline: false, archiver)
+            }
+            if let existing = archiver.existingUID(of: object) {
+                // Archived already: a reference, unless it is still being encoded (a cycle).
+                try archiver.enterAcyclic(object, typeName: name)
+                archiver.leaveAcyclic(object)
+                return archiver.uid(existing)
+            }
+            try archiver.enterAcyclic(object, typeName: name)
+            instance = object
+        }
+        defer { if let instance { archiver.leaveAcyclic(instance) } }
+        archiver.depth += 1
+        defer { archiver.depth -= 1 }
+        guard archiver.depth <= archiver.maximumDepth else {
+            throw ArchiveError(.depthLimit, reason: "values are nested more than \(archiver.maximumDepth) deep")
+        }
+        var (className, classes) = (name, classes)
+        if !archiver.classNames.isEmpty, let renamed = archiver.classNames[ObjectIdentifier(T.self)] {
+            className = renamed
+            classes[0] = renamed
+        }
+        let session = EncodingSession()
+        let encoder = CodableEncoder(
+            archiver, path: path, base: path.depth, session: session, owner: name, className: className, classes: classes,
+            instance: instance, inline: inline)
+        do {
+            try encoding.encode(value, to: encoder)
+        } catch let error as EncodingError {
+            throw ArchiveError(error, in: name, below: path.depth)
+        }
+        return try session.finish(encoder)
+    }
+
+    // MARK: Decoding
+
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
-        throw ArchiveError(.notArchivable, reason: "Codable bridge pending")
+        try decode(reference, unarchiver, path: .root)
+    }
+
+    /// Decodes the value at `reference`, reporting `path` as its coding path.
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore, path: CodingPath) throws -> T {
+        guard let decoding else {
+            throw ArchiveError(
+                .notArchivable,
+                reason: "\(name) is Encodable but not Decodable, so it cannot be unarchived: conform it to Decodable (or Codable)")
+        }
+        do {
+            if case .object(let uid, let object, let index) = try unarchiver.target(reference) {
+                if isClass, let existing = unarchiver.instances[uid] {
+                    guard let typed = existing as? T else {
+                        throw ArchiveError(
+                            .typeMismatch,
+                            reason: "expected \(name), found an instance of \(String(reflecting: Swift.type(of: existing)))",
+                            byteOffset: object.offset, objectIndex: index)
+                    }
+                    return typed
+                }
+                // A coded object of this type (or of a type mapped to its class name): a keyed container.
+                if object.kind == .dict, let (_, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),
+                    description.name == name
+                        || (!foundationClassNames.contains(description.name)
+                            && unarchiver.mappedType(forClassName: description.name) != nil)
+                {
+                    return try unarchiver.decodeObject(reference, as: T.self, ownName: name, registersEarly: false) { dict, _ in
+                        let decoder = CodableDecoder(
+                            unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
+                            isValue: true, object: dict, chain: nil)
+                        return try decoding.decode(from: decoder)
+                    }
+                }
+            }
+            // An unkeyed container's list, or a single value.
+            try unarchiver.enter(reference)
+            defer { unarchiver.leave() }
+            let decoder = CodableDecoder(
+                unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
+                isValue: true, object: nil, chain: nil)
+            defer { if let uid = decoder.listUID { unarchiver.inProgress.remove(uid) } }
+            let value = try decoding.decode(from: decoder)
+            if isClass, let uid = decoder.listUID { unarchiver.register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
+            return value
+        } catch let error as DecodingError {
+            throw ArchiveError(error, in: name, below: path.depth)
+        }
+    }
+}
+
+/// Calls `encode(to:)` on a `T` known to be `Encodable` only at run time, without boxing the value.
+class EncodingWitness<T> {
+    func encode(_ value: T, to encoder: CodableEncoder) throws {
+        fatalError("abstract")
+    }
+
+    /// The witness of `T`, or nil if `T` is not `Encodable`.
+    static func make() -> EncodingWitness<T>? {
+        guard let type = T.self as? any Encodable.Type else { return nil }
+        func open<E: Encodable>(_: E.Type) -> AnyObject { EncodableWitness<E>() }
+        // `E` is `T`, so the object is an `EncodingWitness<T>`.
+        return (open(type) as! EncodingWitness<T>)
+    }
+}
+
+private final class EncodableWitness<E: Encodable>: EncodingWitness<E> {
+    override func encode(_ value: E, to encoder: CodableEncoder) throws {
+        try value.encode(to: encoder)
+    }
+}
+
+/// Calls `init(from:)` on a `T` known to be `Decodable` only at run time.
+class DecodingWitness<T> {
+    func decode(from decoder: CodableDecoder) throws -> T {
+        fatalError("abstract")
+    }
+
+    /// The witness of `T`, or nil if `T` is not `Decodable`.
+    static func make() -> DecodingWitness<T>? {
+        guard let type = T.self as? any Decodable.Type else { return nil }
+        func open<D: Decodable>(_: D.Type) -> AnyObject { DecodableWitness<D>() }
+        return (open(type) as! DecodingWitness<T>)
+    }
+}
+
+private final class DecodableWitness<D: Decodable>: DecodingWitness<D> {
+    override func decode(from decoder: CodableDecoder) throws -> D {
+        try D(from: decoder)
     }
 }

@@ -194,6 +194,15 @@ final class ArchiverCore {
         }
     }
 
+    /// Throws if `object` is being encoded now by a strategy that cannot express cycles.
+    func checkAcyclic(_ object: AnyObject, typeName: String) throws(ArchiveError) {
+        if inProgress.contains(ObjectIdentifier(object)) {
+            throw ArchiveError(
+                .cycle,
+                reason: "an instance of \(typeName) contains itself; only Archivable classes can be archived in cycles")
+        }
+    }
+
     func leaveAcyclic(_ object: AnyObject) {
         inProgress.remove(ObjectIdentifier(object))
     }

@@ -19,7 +19,7 @@ extension ArchiverCore {
                 return try coders.coder(for: dynamicType).encodeAny(value, inline: false, self)
             }
             if let existing = existingUID(of: object) {
-                if !allowsCycles { try enterAcyclic(object, typeName: String(reflecting: T.self)) }
+                if !allowsCycles { try checkAcyclic(object, typeName: String(reflecting: T.self)) }
                 return uid(existing)
             }
             instance = object
@@ -63,7 +63,7 @@ extension UnarchiverCore {
         _ reference: Int, as type: T.Type, ownName: String, registersEarly: Bool,
         make: (ObjectDict, (AnyObject) -> Void) throws -> T
     ) throws -> T {
-        let typeName = String(reflecting: T.self)
+        var typeName: String { String(reflecting: T.self) }
         guard case .object(let uid, let object, let index) = try target(reference) else {
             throw mismatch("an object of type \(typeName)", reference)
         }
@@ -106,8 +106,8 @@ extension UnarchiverCore {
             leave()
             inProgress.remove(uid)
         }
-        let value = try make(dict) { self.instances[uid] = $0 }
-        if T.self is AnyClass, instances[uid] == nil { instances[uid] = unsafeBitCast(value, to: AnyObject.self) }
+        let value = try make(dict) { self.register($0, uid: uid) }
+        if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
         return value
     }
 }

@@ -18,8 +18,12 @@ final class UnarchiverCore {
     var instances: [Int: AnyObject] = [:]
     /// UIDs being decoded now, to catch cycles through values.
     var inProgress: Set<Int> = []
+    /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
+    private(set) var registrations: [Int] = []
     var classMap: [String: Any.Type] = [:]
-    var registered: [Any.Type] = []
+    var registered: [Any.Type] = [] {
+        didSet { registeredByName = nil }
+    }
     private var registeredByName: [String: Any.Type]?
     private var classCache: [Int: ClassDescription] = [:]
     var depth = 0
@@ -255,6 +259,26 @@ final class UnarchiverCore {
 
     func archiveClassName(of type: Any.Type) -> String {
         coders.coder(for: type).className ?? String(reflecting: type)
+    }
+
+    func register(_ instance: AnyObject, uid: Int) {
+        instances[uid] = instance
+        registrations.append(uid)
+    }
+
+    /// Runs a top-level decode; if it fails, instances it registered are forgotten, so a later
+    /// decode never returns an instance whose fields were only partly decoded.
+    func topLevel<R>(_ body: () throws -> R) throws -> R {
+        let mark = registrations.count
+        depth = 0
+        inProgress.removeAll()
+        do {
+            return try body()
+        } catch {
+            for uid in registrations[mark...] { instances[uid] = nil }
+            registrations.removeSubrange(mark...)
+            throw error
+        }
     }
 
     // MARK: Limits
