@@ -22,7 +22,31 @@ public struct PlistDictionary: Sendable, Hashable, RandomAccessCollection, Expre
     package init(reservingCapacity capacity: Int) {
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
-        index.reserveCapacity(capacity)
+    }
+
+    private static let linearLimit = 16
+
+    /// Keys known to be distinct (checked by the caller).
+    package init(distinctKeys: [String], values: [PlistValue]) {
+        keys = distinctKeys
+        self.values = values
+        buildIndexIfNeeded()
+    }
+
+    private func position(of key: String) -> Int? {
+        if keys.count <= Self.linearLimit && index.isEmpty {
+            let exact = ExactString(key)
+            for i in keys.indices where ExactString(keys[i]) == exact { return i }
+            return nil
+        }
+        return index[ExactString(key)]
+    }
+
+    private mutating func buildIndexIfNeeded() {
+        if index.isEmpty && keys.count >= Self.linearLimit {
+            index = Dictionary(minimumCapacity: keys.count * 2)
+            for (i, k) in keys.enumerated() { index[ExactString(k)] = i }
+        }
     }
 
     public var startIndex: Int { 0 }
@@ -31,20 +55,21 @@ public struct PlistDictionary: Sendable, Hashable, RandomAccessCollection, Expre
 
     /// The value for `key`; setting `nil` removes it.
     public subscript(key: String) -> PlistValue? {
-        get { index[ExactString(key)].map { values[$0] } }
+        get { position(of: key).map { values[$0] } }
         set {
             let exact = ExactString(key)
-            if let position = index[exact] {
+            if let position = position(of: key) {
                 if let newValue {
                     values[position] = newValue
                 } else {
                     keys.remove(at: position)
                     values.remove(at: position)
-                    index[exact] = nil
-                    for (k, i) in index where i > position { index[k] = i - 1 }
+                    index = [:]
+                    buildIndexIfNeeded()
                 }
             } else if let newValue {
-                index[exact] = keys.count
+                buildIndexIfNeeded()
+                if !index.isEmpty { index[exact] = keys.count }
                 keys.append(key)
                 values.append(newValue)
             }
@@ -53,8 +78,9 @@ public struct PlistDictionary: Sendable, Hashable, RandomAccessCollection, Expre
 
     /// Appends a pair whose key is known to be new; returns false (and changes nothing) if it is not.
     package mutating func appendNew(key: String, value: PlistValue) -> Bool {
-        let exact = ExactString(key)
-        guard index.updateValue(keys.count, forKey: exact) == nil else { return false }
+        if position(of: key) != nil { return false }
+        buildIndexIfNeeded()
+        if !index.isEmpty { index[ExactString(key)] = keys.count }
         keys.append(key)
         values.append(value)
         return true

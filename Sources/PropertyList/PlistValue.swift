@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// One property-list value: the in-memory model of every object a `bplist00` file can hold.
 ///
 /// Reals and dates compare by bit pattern, so `-0.0` differs from `0.0`, `NaN` equals itself,
@@ -142,7 +149,10 @@ package struct ExactString: Hashable, Sendable {
     package init(_ value: String) { self.value = value }
 
     package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.value.utf8.elementsEqual(rhs.value.utf8)
+        guard lhs.value.utf8.count == rhs.value.utf8.count else { return false }
+        var a = lhs.value
+        var b = rhs.value
+        return a.withUTF8 { x in b.withUTF8 { y in x.count == 0 || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
     }
 
     package func hash(into hasher: inout Hasher) {

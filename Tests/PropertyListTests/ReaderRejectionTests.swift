@@ -121,14 +121,21 @@ struct ReaderRejectionTests {
         #expect(!error.reason.isEmpty)
     }
 
-    @Test("recursion.bplist with its trailer repaired fails on its cycle")
+    @Test("recursion.bplist with its trailer repaired fails on its repeated key, then on its cycle")
     func recursionWithRepairedTrailerFailsOnTheCycle() throws {
         let original = try Fixtures.bytes(at: Fixtures.shared("peers/libplist/recursion.bplist"))
         try #require(original.count == 60)
         // Put back the trailer's 6 unused bytes after the offset table (which ends at 34).
         let repaired = Array(original[0..<34]) + [UInt8](repeating: 0, count: 6) + Array(original[34...])
         // Top object 1 at 11 is {"B": 0, "B": 0, "B": 0}; object 0 at 8 is {"A": 1}: back to object 1.
-        expectReadError(repaired, .cycle, at: 11, objectIndex: 1)
+        // A dictionary's keys are all checked before its values, so the repeated key is found first
+        // (the second key reference, at byte 13).
+        expectReadError(repaired, .invalidKey, at: 13, objectIndex: 1)
+        // With the dictionary's count cut to one entry (keys at 12, value at 13), the cycle remains.
+        var single = repaired
+        single[11] = 0xD1
+        single[13] = 0x00
+        expectReadError(single, .cycle, at: 11, objectIndex: 1)
     }
 
     static let fuzzFiles = Fixtures.fileNames(in: Fixtures.shared("peers/libplist-fuzz"))

@@ -277,28 +277,53 @@ package struct BPlistDocument {
             }
             return String(decoding: slice, as: UTF8.self)
         }
-        var units = [UInt16]()
-        units.reserveCapacity(object.count)
-        var i = 0
-        while i < object.count {
-            let at = start + 2 * i
-            let unit = UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1])
-            if UTF16.isLeadSurrogate(unit) {
-                let nextAt = at + 2
-                guard i + 1 < object.count, UTF16.isTrailSurrogate(UInt16(bytes[nextAt]) << 8 | UInt16(bytes[nextAt + 1])) else {
-                    throw ArchiveError(
-                        .invalidString, reason: "a UTF-16 string holds a lead surrogate 0x\(Self.hex(unit)) without its trail",
-                        byteOffset: at, objectIndex: index)
+        // Transcode big-endian UTF-16 straight to UTF-8, validating surrogates on the way.
+        let count = object.count
+        var failure: ArchiveError?
+        let text = String(unsafeUninitializedCapacity: count * 3) { out -> Int in
+            var o = 0
+            var i = 0
+            while i < count {
+                let at = start + 2 * i
+                let unit = UInt32(bytes[at]) << 8 | UInt32(bytes[at + 1])
+                if unit < 0x80 {
+                    out[o] = UInt8(unit); o += 1
+                } else if unit < 0x800 {
+                    out[o] = UInt8(0xC0 | unit >> 6); out[o + 1] = UInt8(0x80 | unit & 0x3F); o += 2
+                } else if unit & 0xF800 != 0xD800 {
+                    out[o] = UInt8(0xE0 | unit >> 12); out[o + 1] = UInt8(0x80 | (unit >> 6) & 0x3F)
+                    out[o + 2] = UInt8(0x80 | unit & 0x3F); o += 3
+                } else {
+                    guard unit < 0xDC00 else {
+                        failure = ArchiveError(
+                            .invalidString, reason: "a UTF-16 string holds a trail surrogate 0x\(Self.hex(unit)) without its lead",
+                            byteOffset: at, objectIndex: index)
+                        return 0
+                    }
+                    guard i + 1 < count else {
+                        failure = ArchiveError(
+                            .invalidString, reason: "a UTF-16 string holds a lead surrogate 0x\(Self.hex(unit)) without its trail",
+                            byteOffset: at, objectIndex: index)
+                        return 0
+                    }
+                    let next = UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+                    guard next & 0xFC00 == 0xDC00 else {
+                        failure = ArchiveError(
+                            .invalidString, reason: "a UTF-16 string holds a lead surrogate 0x\(Self.hex(unit)) without its trail",
+                            byteOffset: at, objectIndex: index)
+                        return 0
+                    }
+                    let scalar = 0x10000 + ((unit - 0xD800) << 10 | (next - 0xDC00))
+                    out[o] = UInt8(0xF0 | scalar >> 18); out[o + 1] = UInt8(0x80 | (scalar >> 12) & 0x3F)
+                    out[o + 2] = UInt8(0x80 | (scalar >> 6) & 0x3F); out[o + 3] = UInt8(0x80 | scalar & 0x3F); o += 4
+                    i += 1
                 }
-            } else if UTF16.isTrailSurrogate(unit), i == 0 || !UTF16.isLeadSurrogate(units[i - 1]) {
-                throw ArchiveError(
-                    .invalidString, reason: "a UTF-16 string holds a trail surrogate 0x\(Self.hex(unit)) without its lead",
-                    byteOffset: at, objectIndex: index)
+                i += 1
             }
-            units.append(unit)
-            i += 1
+            return o
         }
-        return String(decoding: units, as: UTF16.self)
+        if let failure { throw failure }
+        return text
     }
 
     // MARK: Messages

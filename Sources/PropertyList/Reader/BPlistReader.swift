@@ -68,6 +68,13 @@ private struct Materializer {
     /// How many containers deep each finished object is (0 for scalars), so a shared container
     /// reused deeper down cannot carry the value past the depth limit.
     var heights: [Int]
+    /// Per object index: the number given to a string used as a key (-1 = none yet), so duplicate
+    /// keys are found with one hash per distinct key object rather than one per dictionary entry.
+    var keyIDs: [Int]
+    var interned: [ExactString: Int] = [:]
+    /// Per key number: the serial of the last dictionary that used it.
+    var stamps: [Int] = []
+    var dictSerial = 0
 
     init(document: BPlistDocument, options: BPlistReader.Options) {
         self.document = document
@@ -76,6 +83,7 @@ private struct Materializer {
         values = [PlistValue](repeating: .null, count: document.objectCount)
         expandedSizes = [Int](repeating: 1, count: document.objectCount)
         heights = [Int](repeating: 0, count: document.objectCount)
+        keyIDs = [Int](repeating: -1, count: document.objectCount)
     }
 
     mutating func value(at index: Int, depth: Int) throws(ArchiveError) -> PlistValue {
@@ -133,24 +141,40 @@ private struct Materializer {
         }
         let result: PlistValue
         if object.kind == .dict {
-            var dict = PlistDictionary(reservingCapacity: object.count)
+            dictSerial += 1
+            var keys: [String] = []
+            keys.reserveCapacity(object.count)
             for i in 0..<object.count {
                 let keyRef = try document.reference(object, i, index: index)
-                let valueRef = try document.reference(object, object.count + i, index: index)
                 guard case .string(let key) = try value(at: keyRef, depth: depth) else {
                     throw ArchiveError(
                         .invalidKey, reason: "dictionary key #\(i) is \(values[keyRef].kindDescription), not a string",
                         byteOffset: document.offsets[keyRef], objectIndex: keyRef)
                 }
-                let element = try value(at: valueRef, depth: depth)
-                try add(keyRef)
-                try add(valueRef)
-                guard dict.appendNew(key: key, value: element) else {
+                var id = keyIDs[keyRef]
+                if id < 0 {
+                    let next = stamps.count
+                    id = interned[ExactString(key), default: next]
+                    if id == next { interned[ExactString(key)] = id; stamps.append(0) }
+                    keyIDs[keyRef] = id
+                }
+                guard stamps[id] != dictSerial else {
                     throw ArchiveError(
                         .invalidKey, reason: "the dictionary has the key \"\(key)\" twice",
                         byteOffset: object.payload + i * document.refSize, objectIndex: index)
                 }
+                stamps[id] = dictSerial
+                try add(keyRef)
+                keys.append(key)
             }
+            var elements: [PlistValue] = []
+            elements.reserveCapacity(object.count)
+            for i in 0..<object.count {
+                let valueRef = try document.reference(object, object.count + i, index: index)
+                elements.append(try value(at: valueRef, depth: depth))
+                try add(valueRef)
+            }
+            let dict = PlistDictionary(distinctKeys: keys, values: elements)
             result = .dict(dict)
         } else {
             var elements = [PlistValue]()

@@ -108,17 +108,40 @@ private struct BPlistOutput {
     /// ASCII text as `0x5_` bytes, anything else as big-endian UTF-16 `0x6_`.
     mutating func appendString(_ string: String) {
         var string = string
-        let ascii: Bool = string.withUTF8 { utf8 in
-            for byte in utf8 where byte >= 0x80 { return false }
-            appendMarker(BPlistFormat.Marker.asciiString.rawValue, count: utf8.count)
-            bytes.append(contentsOf: utf8)
-            return true
-        }
-        if ascii { return }
-        appendMarker(BPlistFormat.Marker.utf16String.rawValue, count: string.utf16.count)
-        for unit in string.utf16 {
-            bytes.append(UInt8(truncatingIfNeeded: unit >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: unit))
+        string.withUTF8 { utf8 in
+            var units = 0
+            var ascii = true
+            for byte in utf8 {
+                if byte >= 0x80 { ascii = false }
+                // Every non-continuation byte starts a scalar (one unit); 4-byte leads need two.
+                if byte & 0xC0 != 0x80 { units += 1 }
+                if byte >= 0xF0 { units += 1 }
+            }
+            if ascii {
+                appendMarker(BPlistFormat.Marker.asciiString.rawValue, count: utf8.count)
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            appendMarker(BPlistFormat.Marker.utf16String.rawValue, count: units)
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: units * 2))
+            bytes.withUnsafeMutableBufferPointer { out in
+                var o = start
+                var i = 0
+                let n = utf8.count
+                func put(_ unit: UInt32) { out[o] = UInt8(truncatingIfNeeded: unit >> 8); out[o + 1] = UInt8(truncatingIfNeeded: unit); o += 2 }
+                while i < n {
+                    let b0 = UInt32(utf8[i])
+                    if b0 < 0x80 { put(b0); i += 1 }
+                    else if b0 < 0xE0 { put((b0 & 0x1F) << 6 | UInt32(utf8[i + 1]) & 0x3F); i += 2 }
+                    else if b0 < 0xF0 { put((b0 & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | UInt32(utf8[i + 2]) & 0x3F); i += 3 }
+                    else {
+                        let scalar = (b0 & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6 | UInt32(utf8[i + 3]) & 0x3F
+                        let v = scalar - 0x10000
+                        put(0xD800 | v >> 10); put(0xDC00 | v & 0x3FF); i += 4
+                    }
+                }
+            }
         }
     }
 }

@@ -41,11 +41,37 @@ package struct BPlistTable {
     private var floats: [UInt32: Int] = [:]
     private var dates: [UInt64: Int] = [:]
     private var strings: [ExactString: Int] = [:]
-    private var datas: [[UInt8]: Int] = [:]
+    private var datas: [ExactBytes: Int] = [:]
     private var uids: [UInt64: Int] = [:]
     private var bools: (Int?, Int?) = (nil, nil)
 
     package init() {}
+
+    private var lastKeys: [String] = []
+    private var lastKeyRefs: [Int] = []
+
+    /// Appends references to `keys`, reusing the previous dictionary's when its keys are the same.
+    package mutating func appendKeyReferences(_ keys: [String]) {
+        if keys.count == lastKeys.count, zip(keys, lastKeys).allSatisfy({ ExactString($0) == ExactString($1) }) {
+            scratch.append(contentsOf: lastKeyRefs)
+            return
+        }
+        lastKeyRefs.removeAll(keepingCapacity: true)
+        for key in keys { lastKeyRefs.append(add(string: key)) }
+        lastKeys = keys
+        scratch.append(contentsOf: lastKeyRefs)
+    }
+
+    /// One hash lookup: the existing index for `key`, or a new object appended and recorded.
+    @inline(__always)
+    private static func unique<K: Hashable>(_ map: inout [K: Int], _ objects: inout [Object], _ key: K, _ object: @autoclosure () -> Object) -> Int {
+        let candidate = objects.count
+        var found = candidate
+        func visit(_ slot: inout Int) { found = slot }
+        visit(&map[key, default: candidate])
+        if found == candidate { objects.append(object()) }
+        return found
+    }
 
     package var count: Int { objects.count }
 
@@ -63,10 +89,7 @@ package struct BPlistTable {
     }
 
     package mutating func add(int value: Int64) -> Int {
-        if let index = ints[value] { return index }
-        let index = append(.int(value))
-        ints[value] = index
-        return index
+        Self.unique(&ints, &objects, value, .int(value))
     }
 
     /// An unsigned integer; values up to `Int64.max` are the same object as the equal `Int64`.
@@ -79,39 +102,23 @@ package struct BPlistTable {
     }
 
     package mutating func add(real value: Double) -> Int {
-        if let index = reals[value.bitPattern] { return index }
-        let index = append(.real(value))
-        reals[value.bitPattern] = index
-        return index
+        Self.unique(&reals, &objects, value.bitPattern, .real(value))
     }
 
     package mutating func add(float value: Float) -> Int {
-        if let index = floats[value.bitPattern] { return index }
-        let index = append(.float(value))
-        floats[value.bitPattern] = index
-        return index
+        Self.unique(&floats, &objects, value.bitPattern, .float(value))
     }
 
     package mutating func add(date value: Double) -> Int {
-        if let index = dates[value.bitPattern] { return index }
-        let index = append(.date(value))
-        dates[value.bitPattern] = index
-        return index
+        Self.unique(&dates, &objects, value.bitPattern, .date(value))
     }
 
     package mutating func add(string value: String) -> Int {
-        let key = ExactString(value)
-        if let index = strings[key] { return index }
-        let index = append(.string(value))
-        strings[key] = index
-        return index
+        Self.unique(&strings, &objects, ExactString(value), .string(value))
     }
 
     package mutating func add(data value: [UInt8]) -> Int {
-        if let index = datas[value] { return index }
-        let index = append(.data(value))
-        datas[value] = index
-        return index
+        Self.unique(&datas, &objects, ExactBytes(value), .data(value))
     }
 
     /// A UID; values of 2^32 and more are refused by Apple's readers and so by this writer.
@@ -188,4 +195,11 @@ package struct BPlistTable {
         objects.reserveCapacity(objectCount)
         refs.reserveCapacity(references)
     }
+}
+
+/// Bytes hashed in one call rather than one byte at a time.
+struct ExactBytes: Hashable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) }; hasher.combine(bytes.count) }
 }

@@ -78,7 +78,7 @@ extension BPlistTable {
             return container.index
         case .dict(let dict):
             let container = beginContainer()
-            for key in dict.keys { appendReference(add(string: key)) }
+            appendKeyReferences(dict.keys)
             for (key, element) in zip(dict.keys, dict.values) {
                 appendReference(try add(element, path: "\(path()).\(key)"))
             }
