@@ -41,8 +41,12 @@ extension UnarchiverCore {
             guard object.kind == .dict, let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
                 return try plainValue(object, index: index, reference: reference)
             }
-            let name = description.name
             if let instance = instances[uid] { return instance }
+            // The class itself if this process knows it, else the first known name in its chain or hints.
+            let candidates = [description.name] + description.classes
+            let name =
+                candidates.first { mappedType(forClassName: $0) != nil || Self.foundationClasses.contains($0) }
+                ?? description.name
             if ArchiveFormat.arrayClasses.contains(name) || ArchiveFormat.orderedSetClasses.contains(name) {
                 return try ArrayCoder<Any>().decode(reference, self)
             }
@@ -73,6 +77,11 @@ extension UnarchiverCore {
             }
         }
     }
+
+    private static let foundationClasses: Set<String> = ArchiveFormat.arrayClasses
+        .union(ArchiveFormat.orderedSetClasses).union(ArchiveFormat.dictionaryClasses).union(ArchiveFormat.setClasses)
+        .union(ArchiveFormat.stringClasses).union(ArchiveFormat.dataClasses)
+        .union([ArchiveFormat.dateClass, ArchiveFormat.urlClass, ArchiveFormat.uuidClass, ArchiveFormat.nullClass])
 
     /// A plain property-list value: integers as Int (or UInt64 above Int.max), reals as Double.
     private func plainValue(_ object: BPlistDocument.Object, index: Int, reference: Int) throws -> Any {

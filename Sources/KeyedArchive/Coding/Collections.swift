@@ -79,12 +79,12 @@ extension UnarchiverCore {
         guard let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
             throw mismatch(expected, reference)
         }
-        guard classes.contains(description.name) else {
+        guard let known = ([description.name] + description.classes).first(where: classes.contains) else {
             throw ArchiveError(
                 .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
                 byteOffset: object.offset, objectIndex: index)
         }
-        return (dict, description.name)
+        return (dict, known)
     }
 
     /// The references of a list field (`NS.objects`, `NS.keys`): a bplist array of UIDs.

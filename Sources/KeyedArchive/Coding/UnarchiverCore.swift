@@ -226,16 +226,18 @@ final class UnarchiverCore {
         guard nameObject.kind == .asciiString || nameObject.kind == .utf16String else {
             throw bad("$classname of class description UID \(uid) is not a string")
         }
+        // `$classes` (the chain) then `$classhints` (fallbacks Apple's writers add): names to try
+        // when the class itself is not known here.
         var classes: [String] = []
-        if let classesRef = try value(in: dict, escapedKey: ArchiveFormat.classesKey) {
-            let list = try document.object(at: classesRef)
-            if list.kind == .array {
-                for i in 0..<min(list.count, 64) {
-                    let ref = try document.reference(list, i, index: classesRef)
-                    let element = try document.object(at: ref)
-                    if element.kind == .asciiString || element.kind == .utf16String {
-                        classes.append(try document.string(element, index: ref))
-                    }
+        for listKey in [ArchiveFormat.classesKey, ArchiveFormat.classHintsKey] {
+            guard let listRef = try value(in: dict, escapedKey: listKey) else { continue }
+            let list = try document.object(at: listRef)
+            guard list.kind == .array else { continue }
+            for i in 0..<min(list.count, 64) {
+                let ref = try document.reference(list, i, index: listRef)
+                let element = try document.object(at: ref)
+                if element.kind == .asciiString || element.kind == .utf16String {
+                    classes.append(try document.string(element, index: ref))
                 }
             }
         }
