@@ -12,12 +12,15 @@ final class ArchiverCore {
     var objects: [Int] = []
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
-    /// Raw plist values already in `$objects`, by their table index.
-    private var rawUIDs: [Int: Int] = [:]
+    /// Raw plist values already in `$objects`: the UID per table index (0 = none yet).
+    private var rawUIDs: [Int32] = []
     /// Class description UIDs by class name.
     private var classUIDs: [String: Int] = [:]
-    /// UID table indices by UID.
+    /// The table index of each UID object made so far, by UID value (-1 = none yet).
     private var uidIndices: [Int] = []
+    /// Table indices of `$class` and of each layout's field keys, made once per archive.
+    let classKeyIndex: Int
+    private var fieldKeyIndices: [ObjectIdentifier: [Int]] = [:]
     var classNames: [ObjectIdentifier: String] = [:]
     var coders = CoderCache()
     /// Field key table indices per object being built (a stack shared by nested objects).
@@ -45,25 +48,55 @@ final class ArchiverCore {
         _ = table.reserve()  // index 0: the top dictionary
         nullIndex = table.add(string: ArchiveFormat.null)
         objects.append(nullIndex)
+        classKeyIndex = table.add(string: ArchiveFormat.classKey)
     }
 
     // MARK: UIDs and raw values
 
     /// The table index of a UID object.
+    @inline(__always)
     func uid(_ uid: Int) -> Int {
+        if uid < uidIndices.count, uidIndices[uid] >= 0 { return uidIndices[uid] }
+        return makeUID(uid)
+    }
+
+    private func makeUID(_ uid: Int) -> Int {
         // UIDs stay far below 2^32: `$objects` would not fit in memory otherwise.
-        try! table.add(uid: UInt64(uid))
+        let index = try! table.add(uid: UInt64(uid))
+        if uid >= uidIndices.count {
+            uidIndices.append(contentsOf: repeatElement(-1, count: max(uid + 1 - uidIndices.count, uidIndices.count)))
+        }
+        uidIndices[uid] = index
+        return index
     }
 
     var nullReference: Int { uid(0) }
 
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
     func rawReference(_ tableIndex: Int) -> Int {
-        if let existing = rawUIDs[tableIndex] { return uid(existing) }
+        if tableIndex < rawUIDs.count, rawUIDs[tableIndex] != 0 { return uid(Int(rawUIDs[tableIndex])) }
         let new = objects.count
         objects.append(tableIndex)
-        rawUIDs[tableIndex] = new
+        if tableIndex >= rawUIDs.count {
+            rawUIDs.append(contentsOf: repeatElement(0, count: max(tableIndex + 1 - rawUIDs.count, rawUIDs.count)))
+        }
+        rawUIDs[tableIndex] = Int32(truncatingIfNeeded: new)
         return uid(new)
+    }
+
+    /// The table indices of a layout's escaped field keys, added to the table once per archive.
+    func fieldKeys(for owner: ObjectIdentifier, _ keys: @autoclosure () -> [String]) -> [Int] {
+        if let cached = fieldKeyIndices[owner] { return cached }
+        let indices = keys().map { table.add(string: $0) }
+        fieldKeyIndices[owner] = indices
+        return indices
+    }
+
+    /// Adds a field known not to repeat a key of the current object.
+    @inline(__always)
+    func appendField(_ keyIndex: Int, value: Int) {
+        fieldKeys.append(keyIndex)
+        fieldValues.append(value)
     }
 
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
@@ -133,15 +166,19 @@ final class ArchiverCore {
     /// Finishes the object: `$class` first, then its fields in the order added.
     func endObject(_ frame: ObjectFrame, className: String, classes: [String]) {
         let classReference = uid(classUID(className, classes: classes))
-        let keys = [table.add(string: ArchiveFormat.classKey)] + fieldKeys[frame.fieldStart...]
-        let values = [classReference] + fieldValues[frame.fieldStart...]
-        fieldKeys.removeSubrange(frame.fieldStart...)
-        fieldValues.removeSubrange(frame.fieldStart...)
         frameStarts.removeLast()
         let pending = currentConditionals.removeLast()
         if pending.isEmpty {
-            table.setDict(at: frame.slot, keys: keys, values: values)
+            table.setDict(
+                at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
+                keys: fieldKeys[frame.fieldStart...], values: fieldValues[frame.fieldStart...])
+            fieldKeys.removeSubrange(frame.fieldStart...)
+            fieldValues.removeSubrange(frame.fieldStart...)
         } else {
+            let keys = [classKeyIndex] + fieldKeys[frame.fieldStart...]
+            let values = [classReference] + fieldValues[frame.fieldStart...]
+            fieldKeys.removeSubrange(frame.fieldStart...)
+            fieldValues.removeSubrange(frame.fieldStart...)
             for entry in pending { retainedConditionals.append(entry.object) }
             conditionals.append(
                 PendingObject(

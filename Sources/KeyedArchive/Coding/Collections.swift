@@ -19,21 +19,22 @@ extension Dictionary: ArchiveContainer {
 
 /// `nil` is a UID pointing at `$null`; a value is coded as the wrapped type.
 final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
+    private let wrapped = CoderCache.global(Wrapped.self)
+
     override func encode(_ value: Wrapped?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard let value else { return archiver.nullReference }
-        return try archiver.coders.typed(Wrapped.self).encode(value, inline: inline, archiver)
+        return try wrapped.encode(value, inline: inline, archiver)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Wrapped? {
         if case .null = try unarchiver.target(reference) { return nil }
-        return try unarchiver.coders.typed(Wrapped.self).decode(reference, unarchiver)
+        return try wrapped.decode(reference, unarchiver)
     }
 }
 
 extension ArchiverCore {
     /// Writes `{$class: NSArray-like, NS.objects: [UID…]}` from already ordered elements.
-    func encodeList<E>(_ elements: some Sequence<E>, className: String) throws -> Int {
-        let coder = coders.typed(E.self)
+    func encodeList<E>(_ elements: some Sequence<E>, coder: TypedCoder<E>, className: String) throws -> Int {
         let frame = beginObject()
         openFields(frame)
         do {
@@ -140,14 +141,16 @@ private let listClasses = ArchiveFormat.arrayClasses.union(ArchiveFormat.setClas
 
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
 final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
+    private let element = CoderCache.global(Element.self)
+
     override func encode(_ value: [Element], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(value, className: ArchiveFormat.arrayClass)
+        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Element] {
         let (dict, className) = try unarchiver.collection(reference, classes: listClasses, expected: "an array")
         return try unarchiver.decodingValue(dict) {
-            let coder = unarchiver.coders.typed(Element.self)
+            let coder = element
             var elements: [Element] = []
             let refs = try unarchiver.elementReferences(dict, className: className)
             elements.reserveCapacity(refs.count)
@@ -161,21 +164,24 @@ final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
 
 /// `NSSet`: `{$class, NS.objects: [UID…]}`, elements in a stable order.
 final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Sendable {
+    private let element = CoderCache.global(Element.self)
+    private let list = CoderCache.global([Element].self)
+
     override func encode(_ value: Set<Element>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(try archiver.canonicalOrder(Array(value)), className: ArchiveFormat.setClass)
+        try archiver.encodeList(try archiver.canonicalOrder(Array(value)), coder: element, className: ArchiveFormat.setClass)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Set<Element> {
-        let elements = try ArrayCoder<Element>().decode(reference, unarchiver)
-        return Set(elements)
+        Set(try list.decode(reference, unarchiver))
     }
 }
 
 /// `NSDictionary`: `{$class, NS.keys: [UID…], NS.objects: [UID…]}`, keys in a stable order.
 final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @unchecked Sendable {
+    private let keyCoder = CoderCache.global(Key.self)
+    private let valueCoder = CoderCache.global(Value.self)
+
     override func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let keyCoder = archiver.coders.typed(Key.self)
-        let valueCoder = archiver.coders.typed(Value.self)
         let keys = try archiver.canonicalOrder(Array(value.keys))
         let frame = archiver.beginObject()
         archiver.openFields(frame)
@@ -211,8 +217,6 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
                     .invalidArchive, reason: "NS.keys has \(keyRefs.count) entries but NS.objects has \(valueRefs.count)",
                     byteOffset: dict.object.offset, objectIndex: dict.index)
             }
-            let keyCoder = unarchiver.coders.typed(Key.self)
-            let valueCoder = unarchiver.coders.typed(Value.self)
             var result: [Key: Value] = [:]
             result.reserveCapacity(keyRefs.count)
             for (i, (keyRef, valueRef)) in zip(keyRefs, valueRefs).enumerated() {

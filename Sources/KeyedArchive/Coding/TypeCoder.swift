@@ -88,6 +88,15 @@ struct CoderCache {
     mutating func typed<T>(_ type: T.Type) -> TypedCoder<T> {
         unsafeDowncast(coder(for: type), to: TypedCoder<T>.self)
     }
+
+    /// The process-wide coder of `T`, for coders that hold their element coders.
+    ///
+    /// Making a coder never builds a reflection layout, so coders of recursive types
+    /// (`Node` holding `[Node]`) can hold each other without recursing forever.
+    static func global<T>(_ type: T.Type) -> TypedCoder<T> {
+        var cache = CoderCache()
+        return cache.typed(type)
+    }
 }
 
 /// Chooses the strategy for a type, in the documented order: property-list and Foundation values,

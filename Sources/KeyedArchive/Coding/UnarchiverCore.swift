@@ -170,6 +170,27 @@ final class UnarchiverCore {
         return nil
     }
 
+    /// The value reference of a key given as UTF-8 bytes, searching from `hint` (the position after
+    /// the previous match), so fields read in archive order cost one comparison each.
+    func value(in dict: ObjectDict, utf8Key: [UInt8], hint: inout Int) throws(ArchiveError) -> Int? {
+        let count = dict.object.count
+        guard count > 0 else { return nil }
+        let result = utf8Key.withUnsafeBufferPointer { key in
+            Result { () throws(ArchiveError) -> Int? in
+                var i = hint < count ? hint : 0
+                for _ in 0..<count {
+                    if try keyMatches(try document.reference(dict.object, i, index: dict.index), key) {
+                        hint = i + 1
+                        return try document.reference(dict.object, count + i, index: dict.index)
+                    }
+                    i = i + 1 == count ? 0 : i + 1
+                }
+                return nil
+            }
+        }
+        return try result.get()
+    }
+
     private func keyMatches(_ keyRef: Int, _ utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Bool {
         let key = try document.object(at: keyRef)
         switch key.kind {

@@ -11,6 +11,8 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
         let key: String
         /// The archive key as stored (`$`-prefixed keys get one more `$`).
         let escapedKey: String
+        /// `escapedKey` as UTF-8, for lookups straight against the archive's bytes.
+        let utf8Key: [UInt8]
         let offset: Int
         let coder: TypeCoder
         let isVar: Bool
@@ -79,8 +81,8 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
             }
             fields.append(
                 Field(
-                    storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key), offset: info.offset, coder: coder,
-                    isVar: info.isVar))
+                    storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
+                    utf8Key: Array(ArchiveFormat.escape(key).utf8), offset: info.offset, coder: coder, isVar: info.isVar))
         }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],

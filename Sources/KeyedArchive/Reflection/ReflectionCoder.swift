@@ -3,23 +3,37 @@ import PropertyList
 import Synchronization
 
 /// `Archivable` types: fields found by reflection, read and written through typed pointers.
-final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {  // layout behind a Mutex
+final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {  // layout published once, atomically
     private let name = A.archiveClassName ?? String(reflecting: A.self)
     private let isClass = A.self is AnyClass
-    private let cachedLayout = Mutex<Result<FieldLayout, ArchiveError>?>(nil)
+    /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 = not yet).
+    private let published = Atomic<UInt>(0)
+
+    private final class LayoutBox: Sendable {
+        let result: Result<FieldLayout, ArchiveError>
+        init(_ result: Result<FieldLayout, ArchiveError>) { self.result = result }
+    }
 
     override var className: String? { name }
 
     func layout() throws -> FieldLayout {
-        if let cached = cachedLayout.withLock({ $0 }) { return try cached.get() }
+        let bits = published.load(ordering: .acquiring)
+        if bits != 0 { return try Self.box(bits).result.get() }
         let built: Result<FieldLayout, ArchiveError>
         do {
             built = .success(try FieldLayout.build(A.self, className: name))
         } catch let error as ArchiveError {
             built = .failure(error)
         }
-        cachedLayout.withLock { $0 = built }
-        return try built.get()
+        let new = UInt(bitPattern: Unmanaged.passRetained(LayoutBox(built)).toOpaque())
+        let (exchanged, winner) = published.compareExchange(expected: 0, desired: new, ordering: .acquiringAndReleasing)
+        if exchanged { return try built.get() }
+        Unmanaged<LayoutBox>.fromOpaque(UnsafeRawPointer(bitPattern: new)!).release()
+        return try Self.box(winner).result.get()
+    }
+
+    private static func box(_ bits: UInt) -> LayoutBox {
+        Unmanaged<LayoutBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     override func encode(_ value: A, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
@@ -38,9 +52,10 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     private func encodeFields(_ layout: FieldLayout, _ base: UnsafeRawPointer, _ archiver: ArchiverCore) throws {
-        for field in layout.fields {
+        let keys = archiver.fieldKeys(for: ObjectIdentifier(self), layout.fields.map(\.escapedKey))
+        for (field, key) in zip(layout.fields, keys) {
             let reference = try withKeyPath(field.key) { try field.coder.encodeField(at: base + field.offset, archiver) }
-            archiver.addEscapedField(archiver.table.add(string: field.escapedKey), value: reference)
+            archiver.appendField(key, value: reference)
         }
     }
 
@@ -70,9 +85,10 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     private func decodeFields(
         _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore
     ) throws {
+        var hint = 0
         for field in layout.fields {
             // A field the archive lacks keeps the value init() gave it.
-            guard let reference = try unarchiver.value(in: dict, escapedKey: field.escapedKey) else { continue }
+            guard let reference = try unarchiver.value(in: dict, utf8Key: field.utf8Key, hint: &hint) else { continue }
             try withKeyPath(field.key) { try field.coder.decodeField(reference, at: base + field.offset, unarchiver) }
         }
     }

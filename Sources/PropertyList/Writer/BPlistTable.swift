@@ -169,6 +169,18 @@ package struct BPlistTable {
         objects[index] = .dict(start..<refs.count)
     }
 
+    /// Replaces a pending slot with a dictionary of one leading pair, then `keys` with `values`.
+    package mutating func setDict(
+        at index: Int, firstKey: Int, firstValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>
+    ) {
+        let start = refs.count
+        refs.append(firstKey)
+        refs.append(contentsOf: keys)
+        refs.append(firstValue)
+        refs.append(contentsOf: values)
+        objects[index] = .dict(start..<refs.count)
+    }
+
     /// Replaces a pending slot with a finished array.
     package mutating func setArray(at index: Int, elements: some Collection<Int>) {
         let start = refs.count
