@@ -116,7 +116,11 @@ extension KeyedArchiver {
         }
         var map: [Int: Int] = [:]
         for key in keys {
-            guard case .uid(let old)? = top[key] else { continue }
+            guard case .uid(let old)? = top[key] else {
+                throw ArchiveError(
+                    .invalidArchive, reason: "the $top entry \"\(key)\" is not a UID, so it cannot be carried over to the new file",
+                    keyPath: key)
+            }
             let new = try core.transplant(uid: Int(old), from: objects, map: &map)
             appendTop(key, reference: core.uid(new))
         }

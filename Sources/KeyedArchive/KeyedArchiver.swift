@@ -22,43 +22,48 @@ public final class KeyedArchiver {
     let core = ArchiverCore()
     private var top: [(String, Int)] = []
     private var finished: [UInt8]?
-    private var failure: ArchiveError?
 
     public init() {}
 
+    /// Coded objects nested deeper than this fail with `.depthLimit` instead of exhausting the
+    /// stack. Default 512, the unarchiver's default, so whatever is written can be read back.
+    public var maximumDepth: Int {
+        get { core.maximumDepth }
+        set { core.maximumDepth = newValue }
+    }
+
     /// Encodes `value` as the top-level object `key`. Several keys make a multi-object archive.
     ///
+    /// A failed encode leaves the archive as it was before the call: the keys encoded so far stay,
+    /// and further keys can be encoded.
+    ///
     /// - Throws: ``ArchiveError`` naming the key path of a value that cannot be coded
-    ///   (`.notArchivable`, `.cycle`, `.reflection`...); `.misuse` after ``encodedData`` was read
-    ///   or after an earlier failure (the archive is then incomplete).
+    ///   (`.notArchivable`, `.cycle`, `.depthLimit`, `.reflection`...); `.misuse` after
+    ///   ``encodedData`` was read.
     public func encode<T>(_ value: T, forKey key: String) throws {
         if finished != nil {
             throw ArchiveError(.misuse, reason: "the archive was already finished by reading encodedData; start a new KeyedArchiver")
         }
-        if let failure {
-            throw ArchiveError(.misuse, reason: "an earlier encode failed (\(failure.reason)); start a new KeyedArchiver")
-        }
+        let mark = core.registrationCount
         do {
             let reference = try withKeyPath(key) { try core.coders.typed(T.self).encode(value, inline: false, core) }
-            if let position = top.firstIndex(where: { $0.0 == key }) {
-                top[position].1 = reference
-            } else {
-                top.append((key, reference))
-            }
+            appendTop(key, reference: reference)
         } catch let error as ArchiveError {
-            failure = error
+            core.rollBack(toRegistration: mark)
             throw error
         } catch {
-            let wrapped = ArchiveError(.notArchivable, reason: "encoding failed: \(error)", keyPath: key)
-            failure = wrapped
-            throw wrapped
+            core.rollBack(toRegistration: mark)
+            throw ArchiveError(.notArchivable, reason: "encoding failed: \(error)", keyPath: key)
         }
     }
 
     /// Adds a top-level entry whose value is already in the archive.
     func appendTop(_ key: String, reference: Int) {
-        top.removeAll { $0.0 == key }
-        top.append((key, reference))
+        if let position = top.firstIndex(where: { $0.0 == key }) {
+            top[position].1 = reference
+        } else {
+            top.append((key, reference))
+        }
     }
 
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.

@@ -40,7 +40,10 @@ final class ArchiverCore {
     }
     private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] = []
     var depth = 0
-    let maximumDepth = 10_000
+    /// Coded objects nested deeper than this fail with `.depthLimit` (the unarchiver's default too).
+    var maximumDepth = 512
+    /// Instances registered, in order, so a failed top-level encode can take them back.
+    private var registrations: [ObjectIdentifier] = []
 
     let nullIndex: Int
 
@@ -123,7 +126,25 @@ final class ArchiverCore {
         identities[ObjectIdentifier(object)]?.uid
     }
 
+    /// Forgets everything a failed top-level encode left half done: the instances it registered
+    /// (so a later encode writes them afresh), open objects and containers. Slots it reserved stay
+    /// unreferenced and are written as empty objects when the archive finishes.
+    func rollBack(toRegistration mark: Int) {
+        for id in registrations[mark...] { identities[id] = nil }
+        registrations.removeSubrange(mark...)
+        fieldKeys.removeAll()
+        fieldValues.removeAll()
+        frameStarts.removeAll()
+        currentConditionals.removeAll()
+        inProgress.removeAll()
+        depth = 0
+        table.abandonOpenContainers()
+    }
+
+    var registrationCount: Int { registrations.count }
+
     func register(_ object: AnyObject, uid: Int) {
+        registrations.append(ObjectIdentifier(object))
         identities[ObjectIdentifier(object)] = (uid, object)
     }
 
@@ -248,6 +269,7 @@ final class ArchiverCore {
 
     /// The finished archive: `$archiver`, `$version`, `$top`, `$objects`, root dictionary first.
     func finish(top: [(String, Int)]) throws(ArchiveError) -> [UInt8] {
+        table.fillPendingWithEmptyDictionaries()
         for pending in conditionals {
             var keys: [Int] = []
             var values: [Int] = []
@@ -288,33 +310,39 @@ extension ArchiverCore {
     ///
     /// Used to keep the untouched keys of an archive file when other keys are replaced. Class
     /// descriptions and raw values come along as they are; `map` keeps shared objects shared.
-    func transplant(uid old: Int, from source: [PlistValue], map: inout [Int: Int]) throws -> Int {
+    /// A chain of references deeper than the unarchiver's default `maximumDepth` fails with
+    /// `.depthLimit` (the copy recurses once per link).
+    func transplant(uid old: Int, from source: [PlistValue], map: inout [Int: Int], depth: Int = 0) throws -> Int {
         if old == 0 { return 0 }
         if let mapped = map[old] { return mapped }
         guard old < source.count else {
             throw ArchiveError(.invalidReference, reason: "UID \(old) is out of range: $objects has \(source.count) entries")
         }
+        let limit = KeyedUnarchiver.Options().maximumDepth
+        guard depth < limit else {
+            throw ArchiveError(.depthLimit, reason: "objects reference each other more than \(limit) deep; the key cannot be carried over")
+        }
         let slot = table.reserve()
         objects.append(slot)
         let new = objects.count - 1
         map[old] = new
-        let rewritten = try rewriteUIDs(source[old], from: source, map: &map)
+        let rewritten = try rewriteUIDs(source[old], from: source, map: &map, depth: depth + 1)
         try table.fill(slot, with: rewritten)
         return new
     }
 
-    private func rewriteUIDs(_ value: PlistValue, from source: [PlistValue], map: inout [Int: Int]) throws -> PlistValue {
+    private func rewriteUIDs(_ value: PlistValue, from source: [PlistValue], map: inout [Int: Int], depth: Int) throws -> PlistValue {
         switch value {
         case .uid(let old):
             guard old < UInt64(source.count) else {
                 throw ArchiveError(.invalidReference, reason: "UID \(old) is out of range: $objects has \(source.count) entries")
             }
-            return .uid(UInt64(try transplant(uid: Int(old), from: source, map: &map)))
+            return .uid(UInt64(try transplant(uid: Int(old), from: source, map: &map, depth: depth)))
         case .array(let elements):
-            return .array(try elements.map { try rewriteUIDs($0, from: source, map: &map) })
+            return .array(try elements.map { try rewriteUIDs($0, from: source, map: &map, depth: depth) })
         case .dict(let dict):
             var copy = PlistDictionary()
-            for (key, element) in dict { copy[key] = try rewriteUIDs(element, from: source, map: &map) }
+            for (key, element) in dict { copy[key] = try rewriteUIDs(element, from: source, map: &map, depth: depth) }
             return .dict(copy)
         default:
             return value

@@ -2,6 +2,18 @@ import Foundation
 import PropertyList
 
 extension ArchiverCore {
+    /// One level deeper into coded objects and collections; fails past `maximumDepth`.
+    /// The caller decrements `depth` when it leaves.
+    func enterNesting() throws(ArchiveError) {
+        depth += 1
+        guard depth <= maximumDepth else {
+            depth -= 1
+            throw ArchiveError(
+                .depthLimit,
+                reason: "values are nested more than \(maximumDepth) deep; the unarchiver's default limit is 512 (raise maximumDepth on both sides for deeper graphs)")
+        }
+    }
+
     /// Writes a coded object (`$class` plus fields) for a value of type `T`.
     ///
     /// A class instance gets one UID for its whole life in the archive: a second reference reuses
@@ -24,11 +36,8 @@ extension ArchiverCore {
             }
             instance = object
         }
-        depth += 1
+        try enterNesting()
         defer { depth -= 1 }
-        guard depth <= maximumDepth else {
-            throw ArchiveError(.depthLimit, reason: "values are nested more than \(maximumDepth) deep")
-        }
         let frame = beginObject()
         if let instance {
             register(instance, uid: frame.uid)

@@ -35,6 +35,8 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 extension ArchiverCore {
     /// Writes `{$class: NSArray-like, NS.objects: [UID…]}` from already ordered elements.
     func encodeList<E>(_ elements: some Sequence<E>, coder: TypedCoder<E>, className: String) throws -> Int {
+        try enterNesting()
+        defer { depth -= 1 }
         let frame = beginObject()
         openFields(frame)
         do {
@@ -59,15 +61,23 @@ extension ArchiverCore {
             return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, to: [E].self)
         }
         if E.self == Int.self { return unsafeBitCast(unsafeBitCast(elements, to: [Int].self).sorted(), to: [E].self) }
-        var keyed: [([UInt8], E)] = []
+        // Instances already in this archive sort first, by UID (which only depends on the order the
+        // graph was walked); anything else by the bytes it archives to on its own.
+        var keyed: [(uid: Int, bytes: [UInt8], element: E)] = []
         keyed.reserveCapacity(elements.count)
         for element in elements {
+            if E.self is AnyClass || type(of: element as Any) is AnyClass,
+                let uid = existingUID(of: element as AnyObject)
+            {
+                keyed.append((uid, [], element))
+                continue
+            }
             let scratch = ArchiverCore()
             scratch.classNames = classNames
             let reference = try scratch.coders.typed(E.self).encode(element, inline: false, scratch)
-            keyed.append((try scratch.finish(top: [("k", reference)]), element))
+            keyed.append((Int.max, try scratch.finish(top: [("k", reference)]), element))
         }
-        return keyed.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+        return keyed.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.bytes.lexicographicallyPrecedes($1.bytes) }.map(\.element)
     }
 }
 
@@ -97,6 +107,13 @@ extension UnarchiverCore {
                 .invalidArchive, reason: "\(key) is \(Self.describe(list)), not an array of references",
                 byteOffset: list.offset, objectIndex: listRef, keyPath: key)
         }
+        decodedCount += list.count
+        if decodedCount > options.maximumDecodedObjects {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
+                byteOffset: list.offset, objectIndex: listRef)
+        }
         var refs: [Int] = []
         refs.reserveCapacity(list.count)
         for i in 0..<list.count {
@@ -114,11 +131,21 @@ extension UnarchiverCore {
     /// The element references of an array, set or ordered set object.
     func elementReferences(_ dict: ObjectDict, className: String) throws -> [Int] {
         guard ArchiveFormat.orderedSetClasses.contains(className) else { return try references(dict, ArchiveFormat.objectsField) }
-        var refs: [Int] = []
-        while refs.count < dict.object.count, let ref = try value(in: dict, escapedKey: ArchiveFormat.orderedSetPrefix + String(refs.count)) {
-            refs.append(ref)
+        // One pass over the keys: `NS.object.<n>` goes to slot n; the elements are slots 0, 1, … up to the first gap.
+        var slots = [Int](repeating: -1, count: dict.object.count)
+        let prefix = Array(ArchiveFormat.orderedSetPrefix.utf8)
+        for i in 0..<dict.object.count {
+            let keyRef = try document.reference(dict.object, i, index: dict.index)
+            let key = try document.object(at: keyRef)
+            guard key.kind == .asciiString, key.count > prefix.count, key.count <= prefix.count + 18 else { continue }
+            let bytes = UnsafeRawBufferPointer(rebasing: document.bytes[key.payload..<(key.payload + key.count)])
+            guard bytes.prefix(prefix.count).elementsEqual(prefix),
+                let n = Int(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self)), n >= 0, n < slots.count,
+                slots[n] < 0
+            else { continue }
+            slots[n] = try document.reference(dict.object, dict.object.count + i, index: dict.index)
         }
-        return refs
+        return Array(slots.prefix { $0 >= 0 })
     }
 
     /// Runs `body` while `uid` is marked as being decoded; a value that contains itself is a cycle.
@@ -183,6 +210,8 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
 
     override func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let keys = try archiver.canonicalOrder(Array(value.keys))
+        try archiver.enterNesting()
+        defer { archiver.depth -= 1 }
         let frame = archiver.beginObject()
         archiver.openFields(frame)
         do {

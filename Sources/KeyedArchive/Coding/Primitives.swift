@@ -104,7 +104,14 @@ final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
-        Float(try DoubleCoder().decode(reference, unarchiver))
+        let value = try DoubleCoder().decode(reference, unarchiver)
+        let narrowed = Float(value)
+        guard narrowed.isFinite || !value.isFinite else {
+            throw ArchiveError(
+                .typeMismatch, reason: "the real \(value) is out of range for Float",
+                byteOffset: unarchiver.document.offsets[reference], objectIndex: reference)
+        }
+        return narrowed
     }
 }
 
@@ -125,7 +132,12 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
                 ArchiveFormat.stringClasses.contains(description.name) || description.classes.contains("NSString"),
                 let inner = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.stringField)
             {
-                return try withKeyPath(ArchiveFormat.stringField) { try decode(inner, unarchiver) }
+                // The inner value must be a plain string: no further NS.string objects (no recursion).
+                let (innerObject, innerIndex) = try unarchiver.scalar(inner, expected: "a string")
+                guard innerObject.kind == .asciiString || innerObject.kind == .utf16String else {
+                    throw unarchiver.mismatch("a string", inner).prependingKeyPath(ArchiveFormat.stringField)
+                }
+                return try unarchiver.string(innerObject, index: innerIndex)
             }
             throw unarchiver.mismatch("a string", reference)
         default:
@@ -150,7 +162,14 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
                 ArchiveFormat.dataClasses.contains(description.name) || description.classes.contains("NSData"),
                 let inner = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.dataField)
             {
-                return try withKeyPath(ArchiveFormat.dataField) { try decode(inner, unarchiver) }
+                // The inner value must be plain data: no further NS.data objects (no recursion).
+                let (innerObject, _) = try unarchiver.scalar(inner, expected: "data")
+                guard innerObject.kind == .data else {
+                    throw unarchiver.mismatch("data", inner).prependingKeyPath(ArchiveFormat.dataField)
+                }
+                return Data(
+                    UnsafeRawBufferPointer(
+                        rebasing: unarchiver.document.bytes[innerObject.payload..<(innerObject.payload + innerObject.count)]))
             }
             throw unarchiver.mismatch("data", reference)
         default:

@@ -220,6 +220,15 @@ final class UnarchiverCore {
     /// The object dictionary an `$objects` entry holds, with its class description, or nil if the entry is not one.
     func objectDict(uid: Int, object: BPlistDocument.Object, index: Int) throws(ArchiveError) -> (ObjectDict, ClassDescription)? {
         guard object.kind == .dict else { return nil }
+        // Reading an object costs in proportion to its size, however often it is referenced:
+        // count that against the decoding budget so shared wide objects cannot make decoding quadratic.
+        decodedCount += object.count
+        if decodedCount > options.maximumDecodedObjects {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
+                byteOffset: object.offset, objectIndex: index)
+        }
         let dict = ObjectDict(object: object, index: index, uid: uid)
         guard let classRef = try value(in: dict, escapedKey: ArchiveFormat.classKey) else { return nil }
         let classObject = try document.object(at: classRef)
@@ -294,6 +303,7 @@ final class UnarchiverCore {
     func topLevel<R>(_ body: () throws -> R) throws -> R {
         let mark = registrations.count
         depth = 0
+        decodedCount = 0
         inProgress.removeAll()
         do {
             return try body()

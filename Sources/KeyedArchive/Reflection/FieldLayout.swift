@@ -59,7 +59,7 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
         for info in table.fields {
             let property = propertyName(info.name, siblings: storedNames)
             guard !A.transientFields.contains(property), !A.transientFields.contains(info.name) else { continue }
-            let key = A.archiveKeys[property] ?? property
+            let key = A.archiveKeys[property] ?? A.archiveKeys[info.name] ?? property
             guard info.hasGenericRepresentation else {
                 throw ArchiveError(
                     .notArchivable,
@@ -72,7 +72,11 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
             let coder: TypeCoder
             if info.isStrong {
                 coder = coders.coder(for: info.type)
-            } else if let nonStrong = nonStrongCoder(for: info.type) {
+            } else if info.ownership == .unmanaged {
+                throw ArchiveError(
+                    .notArchivable,
+                    reason: "\(typeName).\(property) is unowned(unsafe): a decoded object could be freed while the field still points at it; list it in transientFields or make it weak")
+            } else if let ownership = info.ownership, let nonStrong = nonStrongCoder(for: info.type, ownership: ownership) {
                 coder = nonStrong
             } else {
                 throw ArchiveError(
@@ -102,12 +106,21 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
 }
 
 /// The coder of a weak (`Optional<C>`) or unowned (`C`) field: assigns through a box with the field's layout.
-private func nonStrongCoder(for type: Any.Type) -> TypeCoder? {
+private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -> TypeCoder? {
     if let optional = type as? any OptionalTypeProtocol.Type {
         guard let referent = optional.wrappedType as? AnyObject.Type else { return nil }
-        func make<C: AnyObject>(_: C.Type) -> TypeCoder { WeakFieldCoder<C>() }
-        return make(referent)
+        switch ownership {
+        case .weak:
+            func make<C: AnyObject>(_: C.Type) -> TypeCoder { WeakFieldCoder<C>() }
+            return make(referent)
+        case .unowned:
+            func make<C: AnyObject>(_: C.Type) -> TypeCoder { UnownedOptionalFieldCoder<C>() }
+            return make(referent)
+        case .unmanaged:
+            return nil
+        }
     }
+    guard ownership == .unowned else { return nil }
     guard let referent = type as? AnyObject.Type else { return nil }
     func make<C: AnyObject>(_: C.Type) -> TypeCoder { UnownedFieldCoder<C>() }
     return make(referent)
@@ -136,5 +149,18 @@ private final class UnownedFieldCoder<C: AnyObject>: TypeCoder, @unchecked Senda
     override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
         let value = try unarchiver.coders.typed(C.self).decode(reference, unarchiver)
         pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = value
+    }
+}
+
+/// `unowned var x: C?`: read and written through `UnownedOptionalBox<C>`.
+private final class UnownedOptionalFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
+    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        let value = pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value
+        return try archiver.coders.typed(C?.self).encode(value, inline: true, archiver)
+    }
+
+    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
+        let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
+        pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value = value
     }
 }

@@ -115,6 +115,9 @@ struct FieldInfo: Sendable, CustomStringConvertible {
     /// thunk), thin metatypes such as `Int.Type` (0 bytes in the field, 8 as
     /// `T`), and Optionals/tuples containing those. `assign` refuses these.
     let hasGenericRepresentation: Bool
+    /// For a field that is not strong: how it holds its object, read from the mangled type name in
+    /// the type's field descriptor (nil when that cannot be read, or for strong fields).
+    var ownership: ReferenceOwnership? = nil
 
     var description: String {
         "\(offset)\t\(name): \(type)\(isStrong ? "" : " [non-strong]")\(isVar ? "" : " [let]")"
@@ -153,6 +156,14 @@ struct FieldTable: Sendable {
                 isStrong: meta.isStrong,
                 isVar: meta.isVar,
                 hasGenericRepresentation: !_abstractionSensitive(fieldType)))
+        }
+        if fields.contains(where: { !$0.isStrong }) {
+            let suffixes = ReferenceOwnership.ofFields(type, kind: kind)
+            if suffixes.count == fields.count {
+                for i in fields.indices where !fields[i].isStrong && suffixes[i].name == fields[i].name {
+                    fields[i].ownership = suffixes[i].ownership
+                }
+            }
         }
         self.fields = fields
     }
@@ -196,7 +207,94 @@ private func _abstractionSensitive(_ type: Any.Type) -> Bool {
 struct WeakBox<T: AnyObject> { weak var value: T? }
 /// Same layout as an `unowned` (safe) field.
 struct UnownedBox<T: AnyObject> { unowned var value: T }
+/// Same layout as an `unowned var x: T?` field.
+struct UnownedOptionalBox<T: AnyObject> { unowned var value: T? }
 
 /// Gets at `Wrapped` of an `Optional<Wrapped>` known only as `Any.Type`.
 protocol OptionalTypeProtocol { static var wrappedType: Any.Type { get } }
 extension Optional: OptionalTypeProtocol { static var wrappedType: Any.Type { Wrapped.self } }
+
+
+// MARK: - Reference ownership
+
+/// How a non-strong field holds its object. The runtime's reflection entry points only say "not
+/// strong"; the field descriptor's mangled type name ends in `Xw` (weak), `Xo` (unowned) or
+/// `Xu` (unowned(unsafe)).
+enum ReferenceOwnership: Sendable {
+    case weak, unowned, unmanaged
+
+    /// Name and ownership of every stored field of a struct or class (superclass fields first),
+    /// read from the nominal type descriptors; empty if a descriptor cannot be found.
+    static func ofFields(_ type: Any.Type, kind: TypeKind) -> [(name: String, ownership: ReferenceOwnership?)] {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        var descriptors: [UnsafeRawPointer] = []
+        switch kind {
+        case .struct:
+            guard let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { return [] }
+            descriptors = [descriptor]
+        case .class:
+            // Class metadata: isa/kind, superclass, (Objective-C interop: cache, data), flags and sizes, description.
+            #if canImport(ObjectiveC)
+            let descriptionOffset = 64
+            #else
+            let descriptionOffset = 40
+            #endif
+            var level: UnsafeRawPointer? = metadata
+            while let current = level {
+                guard let descriptor = current.load(fromByteOffset: descriptionOffset, as: UnsafeRawPointer?.self) else { break }
+                descriptors.insert(descriptor, at: 0)
+                level = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
+            }
+        default:
+            return []
+        }
+        var fields: [(String, ReferenceOwnership?)] = []
+        for descriptor in descriptors {
+            // Type context descriptor: flags, parent, name, access function, fields (relative pointers).
+            let fieldsPointer = descriptor + 16
+            let relative = Int(fieldsPointer.load(as: Int32.self))
+            guard relative != 0 else { continue }
+            let fieldDescriptor = fieldsPointer + relative
+            let recordSize = Int(fieldDescriptor.load(fromByteOffset: 10, as: UInt16.self))
+            let count = Int(fieldDescriptor.load(fromByteOffset: 12, as: UInt32.self))
+            guard recordSize >= 12 else { return [] }
+            for i in 0..<count {
+                // Field record: flags, mangled type name, field name (relative pointers).
+                let record = fieldDescriptor + 16 + i * recordSize
+                let typeName = record + 4 + Int((record + 4).load(as: Int32.self))
+                let namePointer = record + 8 + Int((record + 8).load(as: Int32.self))
+                let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
+                fields.append((name, ownership(ofMangledName: typeName)))
+            }
+        }
+        return fields
+    }
+
+    /// The ownership suffix of a mangled type name, skipping symbolic references (a control byte
+    /// 0x01–0x17 and a 4-byte offset, or 0x18–0x1F and a pointer).
+    private static func ownership(ofMangledName start: UnsafeRawPointer) -> ReferenceOwnership? {
+        var last: (UInt8, UInt8) = (0, 0)
+        var position = start
+        for _ in 0..<4096 {
+            let byte = position.load(as: UInt8.self)
+            if byte == 0 { break }
+            if byte <= 0x17 {
+                position += 5
+                last = (last.1, 0)
+            } else if byte <= 0x1F {
+                position += 1 + MemoryLayout<UnsafeRawPointer>.size
+                last = (last.1, 0)
+            } else {
+                position += 1
+                last = (last.1, byte)
+            }
+        }
+        guard last.0 == UInt8(ascii: "X") else { return nil }
+        switch last.1 {
+        case UInt8(ascii: "w"): return .weak
+        case UInt8(ascii: "o"): return .unowned
+        case UInt8(ascii: "u"): return .unmanaged
+        default: return nil
+        }
+    }
+}

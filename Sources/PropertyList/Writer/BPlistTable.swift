@@ -193,6 +193,18 @@ package struct BPlistTable {
         objects[index] = object
     }
 
+    /// Drops the references of containers begun and never ended (after a failed encode).
+    package mutating func abandonOpenContainers() {
+        scratch.removeAll()
+    }
+
+    /// Writes every slot still pending as an empty dictionary, so the table always encodes.
+    package mutating func fillPendingWithEmptyDictionaries() {
+        for index in objects.indices {
+            if case .pending = objects[index] { objects[index] = .dict(refs.count..<refs.count) }
+        }
+    }
+
     /// Reserves an index to be filled later with `setArray` or `setDict`.
     package mutating func reserve() -> Int { append(.pending) }
 

@@ -1,0 +1,380 @@
+import Foundation
+import KeyedArchive
+import PropertyList
+import Testing
+
+/// Plain base class (not Archivable) under an Archivable subclass.
+class ZooPlainBase {
+    var baseField = 1
+    init() {}
+}
+
+final class ZooFromPlainBase: ZooPlainBase, Archivable {
+    var own = 2
+    override init() {}
+}
+
+/// A plain stored property whose name starts with `_` (not a property wrapper), renamed in archiveKeys.
+struct ZooUnderscored: Archivable {
+    var _secret = 1
+    var other = 2
+    static var archiveKeys: [String: String] { ["_secret": "s"] }
+}
+
+/// `unowned` Optional (Swift 5+): an unowned reference, not a weak one.
+final class ZooUnownedOptional: Archivable {
+    var name = ""
+    unowned var owner: ZooOwner? = nil
+    required init() {}
+}
+
+/// `unowned(unsafe)`: a plain pointer with no reference counting.
+final class ZooUnownedUnsafe: Archivable {
+    var name = ""
+    unowned(unsafe) var owner: ZooEngine = ZooUnownedUnsafe.placeholder
+    required init() {}
+    nonisolated(unsafe) static let placeholder: ZooEngine = {
+        let engine = ZooEngine()
+        engine.horsepower = 12_345
+        engine.serial = "placeholder"
+        return engine
+    }()
+}
+
+/// A class-bound protocol for a weak delegate.
+protocol ZooDelegate: AnyObject {}
+extension ZooEngine: ZooDelegate {}
+
+final class ZooWeakDelegate: Archivable {
+    var name = ""
+    weak var delegate: (any ZooDelegate)?
+    required init() {}
+}
+
+final class ZooTransientDelegate: Archivable {
+    var name = ""
+    weak var delegate: (any ZooDelegate)?
+    static var transientFields: Set<String> { ["delegate"] }
+    required init() {}
+}
+
+/// An enum cannot be reflection-coded.
+enum ZooArchivableEnum: Archivable {
+    case only
+    init() { self = .only }
+}
+
+struct ZooTupleField: Archivable {
+    var pair = (1, "a")
+}
+
+/// Both KeyedCoding and Archivable: KeyedCoding wins.
+struct ZooBothStrategies: KeyedCoding, Archivable {
+    var value = 1
+    init() {}
+    func encode(with coder: KeyedEncodingCoder) throws { try coder.encode(value * 10, forKey: "handWritten") }
+    init(from coder: KeyedDecodingCoder) throws { value = try coder.decode(Int.self, forKey: "handWritten") / 10 }
+    /// Both protocols default it, so a type adopting both must declare it.
+    static var archiveClassName: String? { "Zoo.Both" }
+}
+
+/// What reflection archives and refuses: `let` fields, types and fields that cannot be coded,
+/// field order, and agreement between the cached field layout and `Mirror`.
+@Suite("Reflection")
+struct ReflectionTests {
+    // MARK: let fields
+
+    @Test("Decoding a type with an archived let throws .letField naming the field and the fixes; encoding works")
+    func letFieldInInit() throws {
+        let data = try ZooArchive.encode(ZooLetInInit(id: 99, name: "n"))
+        // Encoding a let is fine: it is in the archive.
+        #expect(try ZooArchive.topObject(data)["id"] == .int(99))
+        let error = try #require(ZooArchive.decodeError(ZooLetInInit.self, from: data))
+        #expect(error.code == .letField)
+        #expect(error.reason.contains("id"))
+        #expect(error.reason.contains("var"))
+        #expect(error.reason.contains("transientFields"))
+        #expect(error.reason.contains("KeyedCoding"))
+        #expect(error.keyPath == "root")
+    }
+
+    @Test("A let with a default value (folded to a constant in release) is refused the same way")
+    func letFieldWithDefault() throws {
+        let value = ZooLetWithDefault()
+        value.first = 5
+        let data = try ZooArchive.encode(value)
+        #expect(try ZooArchive.topObject(data)["created"] == .int(1_234))
+        let error = try #require(ZooArchive.decodeError(ZooLetWithDefault.self, from: data))
+        #expect(error.code == .letField)
+        #expect(error.reason.contains("created"))
+        #expect(error.reason.contains("var") && error.reason.contains("transientFields") && error.reason.contains("KeyedCoding"))
+        // Inside a collection the path says where.
+        let listError = try #require(ZooArchive.decodeError([ZooLetWithDefault].self, from: try ZooArchive.encode([value])))
+        #expect(listError.code == .letField)
+        #expect(listError.keyPath == "root[0]")
+    }
+
+    @Test("A let listed in transientFields is fine")
+    func transientLet() throws {
+        let back = try ZooArchive.roundTrip(ZooTransient())
+        #expect(back.constant == 42)
+    }
+
+    // MARK: Not archivable
+
+    @Test("A type with no conformance fails with .notArchivable naming the type, both ways")
+    func plainStructIsNotArchivable() throws {
+        let encodeError = try #require(ZooArchive.encodeError(ZooPlain()))
+        #expect(encodeError.code == .notArchivable)
+        #expect(encodeError.reason.contains("ZooPlain"))
+        #expect(encodeError.reason.contains("Archivable"))
+        #expect(encodeError.keyPath == "root")
+
+        let decodeError = try #require(ZooArchive.decodeError(ZooPlain.self, from: try ZooArchive.encode(ZooAddress())))
+        #expect(decodeError.code == .notArchivable)
+        #expect(decodeError.reason.contains("ZooPlain"))
+    }
+
+    @Test("A field of a type that is not archivable fails with its key path")
+    func notArchivableField() throws {
+        let error = try #require(ZooArchive.encodeError(ZooHoldsPlain()))
+        #expect(error.code == .notArchivable)
+        #expect(error.reason.contains("ZooPlain"))
+        #expect(error.keyPath == "root.plain")
+        let inArray = try #require(ZooArchive.encodeError([ZooAddress(), ZooAddress()] as [Any] + [ZooPlain()]))
+        #expect(inArray.code == .notArchivable)
+        #expect(inArray.keyPath == "root[2]")
+    }
+
+    @Test("A closure field is .notArchivable naming the field, unless it is transient")
+    func closureField() throws {
+        let error = try #require(ZooArchive.encodeError(ZooWithClosure()))
+        #expect(error.code == .notArchivable)
+        #expect(error.reason.contains("onChange"))
+        #expect(error.reason.contains("transientFields"))
+        let decodeError = try #require(ZooArchive.decodeError(ZooWithClosure.self, from: try ZooArchive.encode(ZooAddress())))
+        #expect(decodeError.code == .notArchivable)
+
+        let optional = try #require(ZooArchive.encodeError(ZooWithOptionalClosure()))
+        #expect(optional.code == .notArchivable)
+        #expect(optional.reason.contains("transform"))
+
+        // Transient: fine (ZooTransient has a transient closure).
+        var transient = ZooTransient()
+        transient.kept = 3
+        #expect(try ZooArchive.roundTrip(transient).kept == 3)
+    }
+
+    @Test("A tuple field is .notArchivable with its key path")
+    func tupleField() throws {
+        let error = try #require(ZooArchive.encodeError(ZooTupleField()))
+        #expect(error.code == .notArchivable)
+        #expect(error.keyPath == "root.pair")
+    }
+
+    @Test("An Archivable enum fails with .reflection naming the type and KeyedCoding")
+    func archivableEnum() throws {
+        let error = try #require(ZooArchive.encodeError(ZooArchivableEnum.only))
+        #expect(error.code == .reflection)
+        #expect(error.reason.contains("ZooArchivableEnum"))
+        #expect(error.reason.contains("KeyedCoding"))
+    }
+
+    @Test("A weak protocol-typed delegate is .notArchivable naming the field, unless transient")
+    func weakProtocolDelegate() throws {
+        let error = try #require(ZooArchive.encodeError(ZooWeakDelegate()))
+        #expect(error.code == .notArchivable)
+        #expect(error.reason.contains("delegate"))
+        #expect(error.reason.contains("transientFields"))
+        let value = ZooTransientDelegate()
+        value.name = "t"
+        let engine = ZooEngine()
+        value.delegate = engine
+        let back = try ZooArchive.roundTrip(value)
+        #expect(back.name == "t")
+        #expect(back.delegate == nil)
+    }
+
+    @Test("A type that is both KeyedCoding and Archivable is coded by KeyedCoding")
+    func keyedCodingBeforeArchivable() throws {
+        var value = ZooBothStrategies()
+        value.value = 4
+        let data = try ZooArchive.encode(value)
+        #expect(try ZooArchive.topObject(data).keys == ["$class", "handWritten"])
+        #expect(try ZooArchive.topObject(data)["handWritten"] == .int(40))
+        #expect(try ZooArchive.decode(ZooBothStrategies.self, from: data).value == 4)
+    }
+
+    // MARK: Non-strong references
+
+    /// `unowned var owner: ZooOwner?` (an Optional unowned reference) is told apart from a weak one
+    /// by the field descriptor's mangled type name and archived and restored as unowned, identity
+    /// kept (isolated in an exit test, as a crash here would be memory unsafety).
+    @Test("An unowned Optional field is archived as unowned, never read as weak")
+    func unownedOptionalField() async {
+        await #expect(processExitsWith: .success) {
+            let owner = ZooOwner()
+            owner.name = "Ann"
+            let holder = ZooUnownedOptional()
+            holder.name = "h"
+            holder.owner = owner
+            do {
+                let data = try KeyedArchiver.archivedData(withRootObject: [owner] as [Any] + [holder])
+                let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+                unarchiver.register(ZooOwner.self, ZooUnownedOptional.self)
+                let back = try unarchiver.decode([Any].self, forKey: "root")
+                guard let backOwner = back[0] as? ZooOwner, let backHolder = back[1] as? ZooUnownedOptional,
+                    backHolder.owner === backOwner, backOwner.name == "Ann"
+                else { exit(3) }
+            } catch is ArchiveError {
+                // A clear refusal is acceptable.
+            }
+            withExtendedLifetime(owner) {}
+        }
+    }
+
+    /// An `unowned(unsafe)` field has no reference count, so a decoded object could be freed under
+    /// it: reflection refuses it with `.notArchivable` (list it in `transientFields`) and never
+    /// assigns it, so the `init()` default is never released (isolated in an exit test).
+    @Test("Decoding unowned(unsafe) fields never frees the init() default")
+    func unownedUnsafeField() async {
+        await #expect(processExitsWith: .success) {
+            let engine = ZooEngine()
+            engine.serial = "real"
+            for _ in 0..<2_000 {
+                let holder = ZooUnownedUnsafe()
+                holder.owner = engine
+                do {
+                    let data = try KeyedArchiver.archivedData(withRootObject: [engine] as [Any] + [holder])
+                    let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+                    unarchiver.register(ZooEngine.self, ZooUnownedUnsafe.self)
+                    _ = try unarchiver.decode([Any].self, forKey: "root")
+                } catch is ArchiveError {
+                    break  // a clear refusal is acceptable
+                }
+                // Churn the allocator so freed memory gets reused.
+                let churn = (0..<8).map { _ in ZooEngine() }
+                for item in churn { item.horsepower = 99 }
+            }
+            let placeholder = ZooUnownedUnsafe.placeholder
+            if placeholder.horsepower != 12_345 || placeholder.serial != "placeholder" { exit(4) }
+            withExtendedLifetime(engine) {}
+        }
+    }
+
+    // MARK: Field order and the layout
+
+    @Test("Fields are archived in declaration order, not alphabetically")
+    func declarationOrder() throws {
+        #expect(try ZooArchive.topObject(try ZooArchive.encode(ZooOrder())).keys == ["$class", "zeta", "alpha", "mu", "beta"])
+    }
+
+    @Test("Superclass fields come first")
+    func superclassFieldsFirst() throws {
+        let data = try ZooArchive.encode(ZooOrderSub())
+        #expect(try ZooArchive.topObject(data).keys == ["$class", "zBase", "aBase", "zSub", "aSub"])
+        let back = try ZooArchive.decode(ZooOrderSub.self, from: data)
+        #expect([back.zBase, back.aBase, back.zSub, back.aSub] as [Int] == [1, 2, 3, 4])
+    }
+
+    @Test("An Archivable subclass of a plain class archives the base's fields too")
+    func plainBaseClass() throws {
+        let value = ZooFromPlainBase()
+        value.baseField = 10
+        value.own = 20
+        let data = try ZooArchive.encode(value)
+        let root = try ZooArchive.topObject(data)
+        #expect(root.keys == ["$class", "baseField", "own"])
+        #expect(
+            ZooArchive.classChain(of: root, in: try ZooArchive.objects(data))
+                == [String(reflecting: ZooFromPlainBase.self), String(reflecting: ZooPlainBase.self), "NSObject"])
+        let back = try ZooArchive.decode(ZooFromPlainBase.self, from: data)
+        #expect(back.baseField == 10 && back.own == 20)
+    }
+
+    /// The keys reflection should archive for `value`, derived from `Mirror` alone: superclass
+    /// fields first, `_x` and `$__lazy_storage_$_x` as `x`, transient fields dropped, renames
+    /// applied, `$` keys escaped.
+    static func mirrorKeys<T: Archivable>(_ value: T) -> [String] {
+        var chain: [Mirror] = []
+        var next: Mirror? = Mirror(reflecting: value)
+        while let mirror = next {
+            chain.append(mirror)
+            next = mirror.superclassMirror
+        }
+        let labels = chain.reversed().flatMap { $0.children.compactMap(\.label) }
+        let names = Set(labels)
+        return labels.compactMap { label -> String? in
+            var property = label
+            if label.hasPrefix("$__lazy_storage_$_") {
+                property = String(label.dropFirst("$__lazy_storage_$_".count))
+            } else if label.hasPrefix("_"), !names.contains(String(label.dropFirst())) {
+                property = String(label.dropFirst())
+            }
+            if T.transientFields.contains(property) || T.transientFields.contains(label) { return nil }
+            let key = T.archiveKeys[property] ?? T.archiveKeys[label] ?? property
+            return key.hasPrefix("$") ? "$" + key : key
+        }
+    }
+
+    static func expectLayoutMatchesMirror<T: Archivable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            let data = try ZooArchive.encode(value)
+            let keys = Array(try ZooArchive.topObject(data).keys.dropFirst())
+            #expect(keys == mirrorKeys(value), "\(T.self)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(T.self): \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("The archived fields agree with Mirror for every zoo type")
+    func layoutAgreesWithMirror() {
+        Self.expectLayoutMatchesMirror(ZooIntegers.maximum)
+        Self.expectLayoutMatchesMirror(ZooReals.sample)
+        Self.expectLayoutMatchesMirror(ZooStrings.sample)
+        Self.expectLayoutMatchesMirror(ZooFoundation())
+        Self.expectLayoutMatchesMirror(ZooOptionals.allSet)
+        Self.expectLayoutMatchesMirror(ZooCollections.sample)
+        Self.expectLayoutMatchesMirror(ZooEnums())
+        Self.expectLayoutMatchesMirror(ZooBox<Int>())
+        Self.expectLayoutMatchesMirror(ZooBox<[String: Set<Int>]>())
+        Self.expectLayoutMatchesMirror(ZooClamped())
+        Self.expectLayoutMatchesMirror(ZooSettings())
+        Self.expectLayoutMatchesMirror(ZooLazy())
+        Self.expectLayoutMatchesMirror(ZooKeys())
+        Self.expectLayoutMatchesMirror(ZooTransient())
+        Self.expectLayoutMatchesMirror(ZooAddress())
+        Self.expectLayoutMatchesMirror(ZooEngine())
+        Self.expectLayoutMatchesMirror(ZooCar())
+        Self.expectLayoutMatchesMirror(ZooGarage())
+        Self.expectLayoutMatchesMirror(ZooPerson())
+        Self.expectLayoutMatchesMirror(ZooAnimal())
+        Self.expectLayoutMatchesMirror(ZooDog())
+        Self.expectLayoutMatchesMirror(ZooPuppy())
+        Self.expectLayoutMatchesMirror(ZooCat())
+        Self.expectLayoutMatchesMirror(ZooKeeper())
+        Self.expectLayoutMatchesMirror(ZooPen())
+        Self.expectLayoutMatchesMirror(ZooNode())
+        Self.expectLayoutMatchesMirror(ZooOwner())
+        Self.expectLayoutMatchesMirror(ZooPet())
+        Self.expectLayoutMatchesMirror(ZooProfileV1())
+        Self.expectLayoutMatchesMirror(ZooProfileV2())
+        Self.expectLayoutMatchesMirror(ZooOrder())
+        Self.expectLayoutMatchesMirror(ZooOrderSub())
+        Self.expectLayoutMatchesMirror(ZooLetInInit())
+        Self.expectLayoutMatchesMirror(ZooLetWithDefault())
+        Self.expectLayoutMatchesMirror(ZooLinkTwin())
+        Self.expectLayoutMatchesMirror(ZooFromPlainBase())
+        Self.expectLayoutMatchesMirror(ZooHoldsNeedsAge())
+    }
+
+    /// A plain stored property whose name starts with `_` is archived without the underscore, as
+    /// wrapper storage is (`_secret` → `secret`); `archiveKeys` can rename it by either name.
+    @Test("archiveKeys can rename a plain field whose name starts with an underscore")
+    func underscoredPlainField() throws {
+        let data = try ZooArchive.encode(ZooUnderscored())
+        let keys = try ZooArchive.topObject(data).keys
+        #expect(keys == ["$class", "s", "other"], "archived keys: \(keys)")
+        #expect(try ZooArchive.decode(ZooUnderscored.self, from: data)._secret == 1)
+    }
+}
