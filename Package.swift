@@ -7,18 +7,22 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "ArchiveStore", targets: ["ArchiveStore"]),
         .executable(name: "karchive", targets: ["karchive"]),
         .executable(name: "KeyedArchiveBenchmarks", targets: ["KeyedArchiveBenchmarks"]),
     ],
     targets: [
         .target(name: "PropertyList"),
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+        .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList"]),
+        .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
         .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
-        .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["PropertyList"]),
+        .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["KeyedArchive", "PropertyList"]),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),
         .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

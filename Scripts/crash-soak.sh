@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Crash soak for ArchiveStore: starts a child process that saves growing values ([0, ..., n-1])
+# to several keys in a loop, kills it with SIGKILL at a random moment, and checks after every
+# kill that each key loads without error, holds a complete value, and has lost no save the child
+# acknowledged. Repeats KILLS times (default 1000) and prints the figures.
+#
+#   Scripts/crash-soak.sh                       # 1,000 kills, debug build in .build
+#   KILLS=200 CONFIGURATION=release SCRATCH_PATH=/tmp/build Scripts/crash-soak.sh
+#
+# Exit status 0 when every check passed, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+KILLS=${KILLS:-1000}
+CONFIGURATION=${CONFIGURATION:-debug}
+SCRATCH_PATH=${SCRATCH_PATH:-.build}
+
+swift build -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" --target archive-store-crash-child >/dev/null || exit 1
+CHILD="$SCRATCH_PATH/$CONFIGURATION/archive-store-crash-child"
+[[ -x "$CHILD" ]] || { echo "crash-soak: $CHILD was not built" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/archive-store-soak.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+STORE="$WORK/store"
+LONG_KEY=$(printf 'long key %.0s' {1..40})
+KEYS=("plain" "Mixed/Case ünï" "$LONG_KEY")
+ACKED=(0 0 0)
+
+kills=0 mid_save=0 loads=0 failures=0
+start=$(date +%s.%N)
+for ((cycle = 1; cycle <= KILLS; cycle++)); do
+    : >"$WORK/acks"
+    "$CHILD" loop "$STORE" "${KEYS[@]}" >"$WORK/acks" 2>"$WORK/child-errors" &
+    pid=$!
+    if ((RANDOM % 10)); then
+        # Usually wait for the first acknowledged save, so the kill lands among saves.
+        for ((wait = 0; wait < 4000; wait++)); do
+            [[ -s "$WORK/acks" ]] && break
+            sleep 0.005
+        done
+    fi
+    sleep "0.0$(printf '%02d' $((RANDOM % 20)))"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    status=$?
+    if ((status != 137)); then
+        echo "cycle $cycle: the child ended by itself (status $status): $(cat "$WORK/child-errors")" >&2
+        failures=$((failures + 1))
+        continue
+    fi
+    kills=$((kills + 1))
+    [[ -s "$WORK/acks" ]] && mid_save=$((mid_save + 1))
+
+    # The longest acknowledged value per key never shrinks.
+    while read -r key n; do
+        ((n > ACKED[key])) && ACKED[key]=$n
+    done < <(awk '$1 == "ack" && NF == 3 { print $2, $3 }' "$WORK/acks")
+
+    if ! counts=$("$CHILD" verify "$STORE" "${KEYS[@]}" 2>"$WORK/verify-errors"); then
+        echo "cycle $cycle: $(cat "$WORK/verify-errors")" >&2
+        failures=$((failures + 1))
+        continue
+    fi
+    while read -r key count; do
+        loads=$((loads + 1))
+        if ((count < ACKED[key])); then
+            echo "cycle $cycle: key $key holds $count elements, but $((ACKED[key])) were acknowledged" >&2
+            failures=$((failures + 1))
+        fi
+    done <<<"$counts"
+done
+end=$(date +%s.%N)
+
+temporary=$(find "$STORE" -name '.tmp-*' | wc -l)
+longest=$(printf '%s\n' "${ACKED[@]}" | sort -n | tail -1)
+elapsed=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
+echo "crash-soak: $kills kills ($mid_save after saves began, $temporary mid-write temporary files left)," \
+    "$loads loads verified, $failures failures, longest value $longest, ${elapsed}s"
+((failures == 0))

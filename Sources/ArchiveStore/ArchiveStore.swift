@@ -1,0 +1,452 @@
+import Foundation
+import KeyedArchive
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps one keyed archive per key in a directory, per namespace, and never loses a save it
+/// acknowledged.
+///
+/// ```swift
+/// let store = try ArchiveStore.dataStore(named: "com.example.Contacts")
+/// let user = store.namespace("+44 20 7946 0958")          // one sub-store per user
+/// try user.save(profile, forKey: "profile")
+/// let back = try user.load(Profile.self, forKey: "profile") // nil if absent
+///
+/// try user.save(settings)                                  // key: Settings' archive class name
+/// try user.set(3, forKey: "launches")                      // typed values, UserDefaults-style
+/// let launches = user.integer(forKey: "launches")          // 0 when absent
+///
+/// let cache = try ArchiveStore.cacheStore(named: "com.example.Contacts")
+/// try cache.save(json, forKey: "https://api.example.com/feed", expiresAfter: .seconds(600))
+/// ```
+///
+/// **Keys.** Any `String` is a key, compared by its exact UTF-8 bytes: NFC and NFD spellings
+/// of "é", "A" and "a", "", ".", "..", "a/b" and keys with NUL or thousands of characters are
+/// all distinct keys. Each key is one file, `key-<escaped key>.archive`, in the namespace's
+/// directory; the escaping (see the names below) never lets a key reach outside the store's
+/// directory, and ``keys`` gives every key back exactly.
+///
+/// **Files.** A stored file is an ordinary keyed archive: the value under the `$top` key
+/// `"root"` (as `KeyedArchiver.archivedData(withRootObject:)` writes it), the key under `"key"`
+/// and, for a value saved with `expiresAfter`, the expiry time under `"expires"` (seconds
+/// since 2001 as a real number). `karchive dump` shows it and
+/// `KeyedUnarchiver.unarchivedObject(ofType:from:)` reads the value. The directory layout:
+/// ```
+/// <directory>/.lock                         advisory lock file
+/// <directory>/key-profile.archive           key "profile"
+/// <directory>/key-^user^settings.archive    key "UserSettings" (^ marks an uppercase letter)
+/// <directory>/key-a%2fb.archive             key "a/b" (% and hex for every other byte)
+/// <directory>/ns-%2b44%2020.../             namespace "+44 20..."; its keys and namespaces inside
+/// ```
+/// Names longer than 255 bytes are cut and end with a SHA-256 prefix; the key inside the file
+/// then tells the key.
+///
+/// **Durability.** A save encodes the value first (an unencodable value throws before the disk
+/// is touched), writes a temporary file in the same directory, flushes it to disk, renames it
+/// over the key's file and flushes the directory. A save that throws — unencodable value,
+/// read-only directory, full disk — leaves the previous value as it was and removes its
+/// temporary file; a process killed during a save leaves the previous value or the new one,
+/// never a mix (its temporary file is swept by the next ``removeExpired()`` or ``removeAll()``).
+///
+/// **Concurrency.** An `ArchiveStore` is `Sendable`, and any number of threads and processes
+/// may use the same directory: each key's file is replaced atomically, and the operations that
+/// read and then delete (expiry, ``removeExpired()``, ``removeAll()``) hold an exclusive
+/// `flock(2)` lock on the `.lock` file, which every save holds shared. Loads take no lock.
+/// Two saves of one key at once leave one of the two values.
+///
+/// **Damaged files.** A file under a key that is not a stored keyed archive (truncated,
+/// corrupt, written by another program, or holding another key's value) makes ``load(_:forKey:)``
+/// throw an `ArchiveError` naming its path; the file is left in place so it can be inspected,
+/// and ``remove(forKey:)`` or a new save replaces it. The typed getters return their defaults
+/// for it, ``contains(_:)`` returns true, ``removeExpired()`` leaves it and ``removeAll()``
+/// deletes it.
+public final class ArchiveStore: Sendable {
+    /// Mutable state shared by the threads using this store instance.
+    private struct State {
+        /// Numbers temporary file names, with the process id and a random part.
+        var temporaryFileCount: UInt64 = 0
+    }
+
+    /// The directory given to ``init(directory:)``: the root of every namespace, home of `.lock`.
+    private let rootPath: String
+    /// Namespace names, outermost first, from the root to this store.
+    private let namespaces: [String]
+    private let state = Mutex(State())
+
+    /// Opens the store in `directory`, creating the directory (and missing parents) if needed.
+    ///
+    /// Stores opened on the same directory, in one process or several, share their values.
+    ///
+    /// - Parameter directory: A file URL. The store writes only inside it.
+    /// - Throws: `ArchiveError` `.io` when the directory cannot be created or opened (the reason
+    ///   names the path and the system's error).
+    public init(directory: URL) throws {
+        guard directory.isFileURL else {
+            throw ArchiveError(.io, reason: "\(directory) is not a file URL; pass a directory on the local file system")
+        }
+        var path = directory.standardizedFileURL.path(percentEncoded: false)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        try Directory.create(path: path)
+        guard try Directory.open(path: path) != nil else {
+            throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
+        }
+        rootPath = path
+        namespaces = []
+    }
+
+    private init(rootPath: String, namespaces: [String]) {
+        self.rootPath = rootPath
+        self.namespaces = namespaces
+    }
+
+    /// This store's directory: the root directory, or the namespace's directory inside it.
+    package var directory: URL {
+        let components = namespaces.map(StoreFileName.namespaceDirectoryName(for:))
+        return components.reduce(URL(fileURLWithPath: rootPath, isDirectory: true)) {
+            $0.appending(path: $1, directoryHint: .isDirectory)
+        }
+    }
+
+    /// A sub-store whose keys are apart from this store's and from every other namespace's.
+    ///
+    /// Any string names a namespace (it is encoded like a key, as a subdirectory `ns-<escaped>`
+    /// that cannot collide with key files); namespaces nest. Nothing is created until a value
+    /// is saved in it.
+    ///
+    /// ```swift
+    /// let alice = store.namespace("+15551234567")
+    /// try alice.save(cart, forKey: "cart")
+    /// ```
+    public func namespace(_ name: String) -> ArchiveStore {
+        ArchiveStore(rootPath: rootPath, namespaces: namespaces + [name])
+    }
+
+    // MARK: - Saving
+
+    /// Saves `value` under `key`, durably, replacing the previous value.
+    ///
+    /// The value is archived as the root object of a keyed archive (anything `KeyedArchiver`
+    /// archives: `Archivable`, `KeyedCoding`, `Codable`, property-list values, collections).
+    /// When the call returns the value is on disk (file and directory flushed).
+    ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: Any string; compared by exact UTF-8 bytes.
+    ///   - expiresAfter: How long the value lives, from now (wall clock). An expired value loads
+    ///     as nil and is deleted; nil (the default) keeps it until it is removed. The expiry
+    ///     time is stored inside the file, not in its modification time.
+    /// Holds the store's lock shared while it writes, so any number of saves run at once, and
+    /// ``removeAll()`` and ``removeExpired()`` wait for them.
+    ///
+    /// - Throws: `ArchiveError`: the archiver's codes (`.notArchivable`, `.cycle`,
+    ///   `.unencodable`...) before anything is written; `.io` for a failed write (read-only
+    ///   directory, full disk), with the path and the system's error. Either way the previous
+    ///   value is intact.
+    public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) throws {
+        let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.timeInterval) }
+        let content = try StoreRecord.encode(value, key: key, expires: expires)
+        try write(content, to: StoreFileName.keyFileName(for: key))
+    }
+
+    /// Saves `value` under its type's archive class name (one value per model type).
+    ///
+    /// The key is the type's `archiveClassName` (`KeyedCoding` first, then `Archivable`),
+    /// else its module-qualified name (`String(reflecting:)`, such as `MyApp.Settings`).
+    /// Declare `archiveClassName` to keep the key stable when the type moves or is renamed.
+    ///
+    /// - Throws: as ``save(_:forKey:expiresAfter:)``.
+    public func save<T>(_ value: T) throws {
+        try save(value, forKey: Self.defaultKey(for: T.self))
+    }
+
+    // MARK: - Loading
+
+    /// The value saved under `key`, decoded as `type`; nil when there is none or it expired.
+    ///
+    /// An expired value is deleted (unless a save of the key is running at that moment; then the
+    /// next load or ``removeExpired()`` deletes it).
+    ///
+    /// - Throws: `ArchiveError`: `.typeMismatch` (and the unarchiver's other decoding codes)
+    ///   when the value is not a `type`; for a damaged or foreign file the reader's code
+    ///   (`.notPropertyList`, `.truncated`, `.invalidArchive`...), naming the file, which is left
+    ///   in place; `.io` when the file cannot be read.
+    public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        let fileName = StoreFileName.keyFileName(for: key)
+        guard let (root, directory) = try openDirectories(creating: false),
+            let data = try directory.readFile(fileName)
+        else { return nil }
+        let record = try StoreRecord(data, path: directory.path(of: fileName))
+        try record.check(key: key, hashedName: StoreFileName.isHashed(fileName))
+        if record.isExpired(at: Date()) {
+            deleteIfExpired(fileName, in: directory, root: root)
+            return nil
+        }
+        return try record.decodeValue(type)
+    }
+
+    /// The value saved with ``save(_:)`` for `type`; nil when there is none or it expired.
+    ///
+    /// - Throws: as ``load(_:forKey:)``.
+    public func load<T>(_ type: T.Type) throws -> T? {
+        try load(type, forKey: Self.defaultKey(for: type))
+    }
+
+    /// True when a value is stored under `key` and has not expired.
+    ///
+    /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)``
+    /// then throws). Deletes nothing.
+    public func contains(_ key: String) -> Bool {
+        let fileName = StoreFileName.keyFileName(for: key)
+        guard let (_, directory) = try? openDirectories(creating: false),
+            let data = try? directory.readFile(fileName)
+        else { return false }
+        guard let record = try? StoreRecord(data, path: directory.path(of: fileName)) else { return true }
+        return !record.isExpired(at: Date())
+    }
+
+    /// This namespace's keys, typed values included, not those of nested namespaces; expired
+    /// values left out. Ordered by their UTF-8 bytes.
+    ///
+    /// Reads each file's metadata. A damaged file is listed if its name spells its key (any key
+    /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
+    public var keys: [String] {
+        guard let (_, directory) = try? openDirectories(creating: false),
+            let names = try? directory.entries()
+        else { return [] }
+        let now = Date()
+        var keys: [String] = []
+        for name in names {
+            switch StoreFileName.classify(name) {
+            case .key(let key):
+                guard let data = try? directory.readFile(name) else { continue }
+                if let record = try? StoreRecord(data, path: directory.path(of: name)), record.isExpired(at: now) {
+                    continue
+                }
+                keys.append(key)
+            case .hashedKey:
+                guard let data = try? directory.readFile(name),
+                    let record = try? StoreRecord(data, path: directory.path(of: name)),
+                    let key = record.key, StoreFileName.keyFileName(for: key) == name, !record.isExpired(at: now)
+                else { continue }
+                keys.append(key)
+            case .namespace, .temporary, .other:
+                continue
+            }
+        }
+        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    // MARK: - Removing
+
+    /// Removes the value under `key`, durably. An absent key is not an error.
+    ///
+    /// - Throws: `ArchiveError` `.io` when the file cannot be removed.
+    public func remove(forKey key: String) throws {
+        guard let (_, directory) = try openDirectories(creating: false) else { return }
+        if try directory.removeFile(StoreFileName.keyFileName(for: key)) {
+            try directory.sync()
+        }
+    }
+
+    /// Removes every value of this namespace and of every namespace nested in it.
+    ///
+    /// Other namespaces (and, for a namespace, its parent's values) are untouched. Every file
+    /// named as a key is deleted, damaged ones included; files with names the store never uses
+    /// (anything but `key-…`, `ns-…` and its temporary files) are left, with the directories
+    /// holding them. Holds the store's exclusive lock, so it waits for saves in progress (in any
+    /// process) and saves wait for it.
+    ///
+    /// - Throws: `ArchiveError` `.io` when a file or directory cannot be removed.
+    public func removeAll() throws {
+        guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
+        else { return }
+        let lock = try StoreLock.acquire(.exclusive, in: root)
+        defer { withExtendedLifetime(lock) {} }
+        var chain = [root]
+        for name in namespaces {
+            guard
+                let next = try chain[chain.count - 1].subdirectory(
+                    StoreFileName.namespaceDirectoryName(for: name), create: false)
+            else { return }
+            chain.append(next)
+        }
+        try Self.removeEverything(in: chain[chain.count - 1])
+        if chain.count >= 2, let name = namespaces.last {
+            let parent = chain[chain.count - 2]
+            try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
+            try parent.sync()
+        }
+    }
+
+    /// Deletes the expired values of this namespace and of the namespaces nested in it, and the
+    /// temporary files of saves that were killed.
+    ///
+    /// Damaged files are left in place. Holds the store's exclusive lock.
+    ///
+    /// - Throws: `ArchiveError` `.io` when a directory cannot be read or a file removed.
+    public func removeExpired() throws {
+        guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
+        else { return }
+        let lock = try StoreLock.acquire(.exclusive, in: root)
+        defer { withExtendedLifetime(lock) {} }
+        guard let directory = try subdirectories(from: root, creating: false) else { return }
+        try Self.removeExpired(in: directory, now: Date())
+    }
+
+    // MARK: - Internals
+
+    /// The archive class name `save(_:)` uses as the key for `type`.
+    package static func defaultKey<T>(for type: T.Type) -> String {
+        if let coding = type as? any KeyedCoding.Type {
+            return coding.archiveClassName ?? String(reflecting: type)
+        }
+        if let archivable = type as? any Archivable.Type {
+            return archivable.archiveClassName ?? String(reflecting: type)
+        }
+        return String(reflecting: type)
+    }
+
+    /// The root directory and this store's directory; nil when one of them does not exist and
+    /// `creating` is false.
+    private func openDirectories(creating: Bool) throws -> (root: Directory, directory: Directory)? {
+        guard let root = creating ? try openOrCreateRoot() : try Directory.open(path: rootPath),
+            let directory = try subdirectories(from: root, creating: creating)
+        else { return nil }
+        return (root, directory)
+    }
+
+    /// The root directory, created again if it was deleted since ``init(directory:)``.
+    private func openOrCreateRoot() throws -> Directory {
+        if let root = try Directory.open(path: rootPath) { return root }
+        try Directory.create(path: rootPath)
+        guard let root = try Directory.open(path: rootPath) else {
+            throw ArchiveError.io(errno: ENOENT, "open the directory", path: rootPath)
+        }
+        return root
+    }
+
+    /// This store's directory, walked from `root` one namespace at a time without following links.
+    private func subdirectories(from root: Directory, creating: Bool) throws -> Directory? {
+        var directory = root
+        for name in namespaces {
+            guard
+                let next = try directory.subdirectory(StoreFileName.namespaceDirectoryName(for: name), create: creating)
+            else { return nil }
+            directory = next
+        }
+        return directory
+    }
+
+    /// Writes `content` as `fileName` in this store's directory: temporary file, flush, rename, flush.
+    private func write(_ content: Data, to fileName: String) throws {
+        let root = try openOrCreateRoot()
+        let directory: Directory
+        do {
+            // Shared: removeAll() and the sweeps (exclusive) never see this save half done.
+            let lock = try StoreLock.acquire(.shared, in: root)
+            defer { withExtendedLifetime(lock) {} }
+            guard let opened = try subdirectories(from: root, creating: true) else {
+                throw ArchiveError.io(errno: ENOENT, "open the namespace directory", path: rootPath)
+            }
+            directory = opened
+            let temporary = temporaryFileName()
+            try directory.createDurableFile(temporary, content: content)
+            do {
+                try directory.rename(temporary, to: fileName)
+            } catch {
+                _ = try? directory.removeFile(temporary)
+                throw error
+            }
+        }
+        try directory.sync()
+    }
+
+    /// `.tmp-<pid>-<count>-<random>`: unique among the threads and processes saving here.
+    private func temporaryFileName() -> String {
+        let count = state.withLock { state in
+            state.temporaryFileCount &+= 1
+            return state.temporaryFileCount
+        }
+        let random = String(UInt32.random(in: .min ... .max), radix: 16)
+        return "\(StoreFormat.temporaryPrefix)\(getpid())-\(count)-\(random)"
+    }
+
+    /// Deletes `fileName` if it is still expired once the exclusive lock is held; gives up
+    /// quietly when the lock is busy (a save is running) or the file cannot be read.
+    private func deleteIfExpired(_ fileName: String, in directory: Directory, root: Directory) {
+        guard let lock = StoreLock.tryExclusive(in: root) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        // No save can rename a file while the exclusive lock is held: read it again to be sure
+        // it is the expired one, not a value saved since.
+        guard let data = try? directory.readFile(fileName),
+            let record = try? StoreRecord(data, path: directory.path(of: fileName)),
+            record.isExpired(at: Date())
+        else { return }
+        if (try? directory.removeFile(fileName)) == true {
+            try? directory.sync()
+        }
+    }
+
+    private static func removeExpired(in directory: Directory, now: Date) throws {
+        var removed = false
+        for name in try directory.entries() {
+            switch StoreFileName.classify(name) {
+            case .key, .hashedKey:
+                guard let data = try directory.readFile(name),
+                    let record = try? StoreRecord(data, path: directory.path(of: name)),
+                    record.isExpired(at: now)
+                else { continue }
+                removed = try directory.removeFile(name) || removed
+            case .temporary:
+                removed = try directory.removeFile(name) || removed
+            case .namespace:
+                if let nested = try nestedDirectory(name, in: directory) {
+                    try removeExpired(in: nested, now: now)
+                }
+            case .other:
+                continue
+            }
+        }
+        if removed { try directory.sync() }
+    }
+
+    /// The namespace directory `name`, or nil if it is gone or is not a directory (a symbolic
+    /// link planted under a namespace's name is never followed).
+    private static func nestedDirectory(_ name: String, in directory: Directory) throws -> Directory? {
+        guard let status = try directory.status(of: name), status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return try directory.subdirectory(name, create: false)
+    }
+
+    private static func removeEverything(in directory: Directory) throws {
+        var removed = false
+        for name in try directory.entries() {
+            switch StoreFileName.classify(name) {
+            case .key, .hashedKey, .temporary:
+                removed = try directory.removeFile(name) || removed
+            case .namespace:
+                guard let nested = try nestedDirectory(name, in: directory) else { continue }
+                try removeEverything(in: nested)
+                try directory.removeDirectoryIfEmpty(name)
+                removed = true
+            case .other:
+                continue
+            }
+        }
+        if removed { try directory.sync() }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    fileprivate var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,156 @@
+// A helper process for ArchiveStore's crash and failure tests (not a product).
+//
+//   archive-store-crash-child loop <directory> <key>...
+//       Loads every key (exit 3 if one fails), then saves growing values forever: round n saves
+//       [0, 1, ..., n-1] under each key in turn, n starting above the longest value found.
+//       After each save returns, writes "ack <key index> <n>" to standard output, unbuffered.
+//       Meant to be killed with SIGKILL at a random moment.
+//
+//   archive-store-crash-child verify <directory> <key>...
+//       Loads every key as [Int] and prints "<key index> <count>" for each (count 0 when absent).
+//       Exits 1, with the reason on standard error, if a load throws or a value is not
+//       [0, 1, ..., count-1] (an incomplete or mixed save).
+//
+//   archive-store-crash-child save <directory> <key> <count> [--namespace NAME]
+//                                  [--file-size-limit BYTES] [--drop-privileges]
+//       Saves [0, ..., count-1] under key once, after lowering RLIMIT_FSIZE (a full disk as
+//       seen by write(2): EFBIG) and/or switching from root to "nobody" (so directory
+//       permissions apply). Prints "saved" or "error <code>\t<description>"; exits 0 either way.
+
+import ArchiveStore
+import Foundation
+import KeyedArchive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+func emit(_ line: String, to descriptor: Int32 = STDOUT_FILENO) {
+    var bytes = Array((line + "\n").utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            exit(4)
+        }
+        written += count
+    }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    emit(message, to: STDERR_FILENO)
+    exit(status)
+}
+
+func runLoop(directory: String, keys: [String]) throws -> Never {
+    let store = try ArchiveStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+    var longest = 0
+    for key in keys {
+        do {
+            longest = max(longest, try store.load([Int].self, forKey: key)?.count ?? 0)
+        } catch {
+            fail("load of \(key.debugDescription) failed at start: \(error)", status: 3)
+        }
+    }
+    var count = longest + 1
+    while true {
+        let value = Array(0..<count)
+        for (index, key) in keys.enumerated() {
+            try store.save(value, forKey: key)
+            emit("ack \(index) \(count)")
+        }
+        count += 1
+    }
+}
+
+func runVerify(directory: String, keys: [String]) throws -> Never {
+    let store = try ArchiveStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+    var failed = false
+    for (index, key) in keys.enumerated() {
+        do {
+            let value = try store.load([Int].self, forKey: key) ?? []
+            if value != Array(0..<value.count) {
+                emit("key \(index): value of \(value.count) elements is not 0..<\(value.count)", to: STDERR_FILENO)
+                failed = true
+            }
+            emit("\(index) \(value.count)")
+        } catch {
+            emit("key \(index): load failed: \(error)", to: STDERR_FILENO)
+            failed = true
+        }
+    }
+    exit(failed ? 1 : 0)
+}
+
+func dropPrivileges() {
+    guard geteuid() == 0 else { return }
+    let nobody: UInt32 = 65534
+    guard setgroups(0, nil) == 0, setgid(nobody) == 0, setuid(nobody) == 0 else {
+        fail("could not switch to user nobody: \(String(cString: strerror(errno)))", status: 5)
+    }
+}
+
+func limitFileSize(_ bytes: UInt64) {
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+    #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+    #else
+    let resource = RLIMIT_FSIZE
+    #endif
+    guard setrlimit(resource, &limit) == 0 else {
+        fail("could not set RLIMIT_FSIZE: \(String(cString: strerror(errno)))", status: 5)
+    }
+}
+
+func runSave(_ arguments: ArraySlice<String>) throws {
+    var positional: [String] = []
+    var namespace: String?
+    var iterator = arguments.makeIterator()
+    var limit: UInt64?
+    var drop = false
+    while let argument = iterator.next() {
+        switch argument {
+        case "--namespace": namespace = iterator.next()
+        case "--file-size-limit": limit = iterator.next().flatMap { UInt64($0) }
+        case "--drop-privileges": drop = true
+        default: positional.append(argument)
+        }
+    }
+    guard positional.count == 3, let count = Int(positional[2]) else {
+        fail("usage: save <directory> <key> <count>", status: 2)
+    }
+    var store = try ArchiveStore(directory: URL(fileURLWithPath: positional[0], isDirectory: true))
+    if let namespace { store = store.namespace(namespace) }
+    if drop { dropPrivileges() }
+    if let limit { limitFileSize(limit) }
+    do {
+        try store.save(Array(0..<count), forKey: positional[1])
+        emit("saved")
+    } catch let error as ArchiveError {
+        emit("error \(error.code)\t\(error)")
+    }
+}
+
+let arguments = CommandLine.arguments
+do {
+    switch arguments.dropFirst().first {
+    case "loop" where arguments.count >= 4:
+        try runLoop(directory: arguments[2], keys: Array(arguments[3...]))
+    case "verify" where arguments.count >= 4:
+        try runVerify(directory: arguments[2], keys: Array(arguments[3...]))
+    case "save":
+        try runSave(arguments.dropFirst(2))
+    default:
+        fail(
+            "usage: archive-store-crash-child loop|verify <directory> <key>... | save <directory> <key> <count> [options]",
+            status: 2)
+    }
+} catch {
+    fail("unexpected error: \(error)", status: 1)
+}

@@ -1,0 +1,78 @@
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import Testing
+
+@Suite("ArchiveStore typed values")
+struct TypedValueTests {
+    @Test func typedValuesRoundTrip() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let url = URL(string: "https://example.com/a?b=c#d")!
+        let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
+        let data = Data([0, 1, 2, 255])
+        try store.set(42, forKey: "int")
+        try store.set(-0.5, forKey: "double")
+        try store.set(true, forKey: "bool")
+        try store.set("caf\u{E9}", forKey: "string")
+        try store.set(url, forKey: "url")
+        try store.set(date, forKey: "date")
+        try store.set(data, forKey: "data")
+        #expect(store.integer(forKey: "int") == 42)
+        #expect(store.double(forKey: "double") == -0.5)
+        #expect(store.bool(forKey: "bool"))
+        #expect(store.string(forKey: "string") == "caf\u{E9}")
+        #expect(store.url(forKey: "url") == url)
+        #expect(store.date(forKey: "date") == date)
+        #expect(store.data(forKey: "data") == data)
+        #expect(store.keys == ["bool", "data", "date", "double", "int", "string", "url"])
+        // Typed values are ordinary stored values.
+        #expect(try store.load(Int.self, forKey: "int") == 42)
+        try store.set(Int.min, forKey: "int")
+        #expect(store.integer(forKey: "int") == Int.min)
+        try store.set(false, forKey: "bool")
+        #expect(store.bool(forKey: "bool") == false)
+        #expect(store.contains("bool"))
+        let fileURL = URL(fileURLWithPath: "/tmp/a b")
+        try store.set(fileURL, forKey: "url")
+        #expect(store.url(forKey: "url") == fileURL)
+    }
+
+    @Test func absentKeysGiveUserDefaultsDefaults() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        #expect(store.integer(forKey: "none") == 0)
+        #expect(store.double(forKey: "none") == 0)
+        #expect(store.bool(forKey: "none") == false)
+        #expect(store.string(forKey: "none") == nil)
+        #expect(store.url(forKey: "none") == nil)
+        #expect(store.date(forKey: "none") == nil)
+        #expect(store.data(forKey: "none") == nil)
+    }
+
+    @Test func wrongTypesGiveDefaults() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.set("12", forKey: "string")
+        try store.set(Data([1]), forKey: "data")
+        try store.save([1, 2], forKey: "array")
+        #expect(store.integer(forKey: "string") == 0)
+        #expect(store.double(forKey: "string") == 0)
+        #expect(store.bool(forKey: "string") == false)
+        #expect(store.url(forKey: "string") == nil)
+        #expect(store.date(forKey: "array") == nil)
+        #expect(store.string(forKey: "data") == nil)
+        #expect(store.data(forKey: "string") == nil)
+        #expect(store.integer(forKey: "array") == 0)
+    }
+
+    @Test func expiredAndUnreadableValuesGiveDefaults() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.save(5, forKey: "expired", expiresAfter: .seconds(-1))
+        #expect(store.integer(forKey: "expired") == 0)
+        try Data("not an archive".utf8).write(to: fixture.file(forKey: "corrupt"))
+        #expect(store.integer(forKey: "corrupt") == 0)
+        #expect(store.string(forKey: "corrupt") == nil)
+    }
+}
