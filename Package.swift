@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList"]),
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
         .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
-        .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["KeyedArchive", "PropertyList"]),
+        .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),

@@ -121,6 +121,10 @@ extension KeyedArchiver {
                     .invalidArchive, reason: "the $top entry \"\(key)\" is not a UID, so it cannot be carried over to the new file",
                     keyPath: key)
             }
+            guard old < UInt64(objects.count) else {
+                throw ArchiveError(
+                    .invalidReference, reason: "UID \(old) is out of range: $objects has \(objects.count) entries", keyPath: key)
+            }
             let new = try core.transplant(uid: Int(old), from: objects, map: &map)
             appendTop(key, reference: core.uid(new))
         }

@@ -21,6 +21,18 @@ struct Contender {
     /// The timed operation. Returns a cheap fingerprint of its result (an element or byte
     /// count); every timed run must return the fingerprint of the first run.
     let run: () throws -> Int
+    /// The size of what this contender writes (or reads), in bytes, for the table; nil if none.
+    var outputBytes: Int? = nil
+    /// A slow contender (a quadratic peer at a large N) skips the warm-up and is timed only in
+    /// the first `--slow-rounds` timed rounds; its ratios are taken over those rounds.
+    var isSlow = false
+}
+
+/// A contender that was not timed, and why (for example a quadratic peer at a large N).
+struct SkippedContender: Codable {
+    let id: String
+    let name: String
+    let reason: String
 }
 
 /// A floor on "peer time / our time" that the project aims for.
@@ -38,6 +50,12 @@ struct Comparison {
     let documentBytes: Int
     let contenders: [Contender]
     let goals: [Goal]
+    /// Contenders left out of this comparison, reported in the table and the JSON.
+    var skipped: [SkippedContender] = []
+    /// How many items (users, records) one run handles, for the items/s column; nil if not counted.
+    var itemCount: Int? = nil
+    /// What an item is, for the column header ("users").
+    var itemName = "items"
 
     var label: String { "\(workload)/\(operation)" }
 }
@@ -52,7 +70,7 @@ struct Workload {
 }
 
 /// A workload's comparisons, and facts about its inputs for the report (sizes, object
-/// counts), computed only when a report is printed.
+/// counts), computed only when a report is printed, after its comparisons ran.
 struct PreparedWorkload {
     let comparisons: [Comparison]
     let facts: () throws -> [String: String]
@@ -71,6 +89,8 @@ struct BenchmarkSettings {
     var rounds = 15
     var warmUpRounds = 2
     var json = false
+    /// Also write the JSON report to this file (the table still goes to stdout).
+    var jsonFile: String?
     /// `CONTENDER-OPERATION`, such as `ours-read`: run that one contender once per selected
     /// comparison, untimed by the harness, for profilers such as callgrind.
     var only: (contender: String, operation: String)?
@@ -78,6 +98,8 @@ struct BenchmarkSettings {
     var filters: [String] = []
     var listOnly = false
     var helpOnly = false
+    /// Timed rounds of a slow contender (one marked `isSlow`) at most.
+    var slowRounds = 3
 
     static let usage = """
         usage: KeyedArchiveBenchmarks [options] [FILTER...]
@@ -85,8 +107,11 @@ struct BenchmarkSettings {
           --quick           fewer rounds (1 warm-up, 5 timed)
           --rounds N        timed rounds (default 15)
           --warmup N        untimed warm-up rounds (default 2)
+          --slow-rounds N   timed rounds of slow peers such as NSKeyedArchiver at N=10,000 (default 3)
           --json            print the results as JSON on stdout (progress goes to stderr)
-          --only ID-OP      run one contender once, e.g. --only ours-read, --only ours-write (for profilers)
+          --json-file PATH  also write the JSON results to PATH (the table still goes to stdout)
+          --only ID-OP      run one contender once after the warm-up runs, e.g. --only ours-read, --only ours-encode
+                            (for profilers: valgrind --tool=callgrind --toggle-collect='*runMarked*')
           --list            list the workloads and exit
         """
 
@@ -106,7 +131,11 @@ struct BenchmarkSettings {
                 settings.warmUpRounds = 1
             case "--rounds": settings.rounds = max(1, try number(after: argument))
             case "--warmup": settings.warmUpRounds = try number(after: argument)
+            case "--slow-rounds": settings.slowRounds = max(1, try number(after: argument))
             case "--json": settings.json = true
+            case "--json-file":
+                guard let path = iterator.next() else { throw BenchmarkFailure("--json-file needs a path\n\(usage)") }
+                settings.jsonFile = path
             case "--list": settings.listOnly = true
             case "--only":
                 guard let spec = iterator.next(), let dash = spec.lastIndex(of: "-") else {
@@ -151,6 +180,12 @@ struct ContenderResult: Codable {
     let peakResidentBytes: Int
     /// How far that peak rose above the resident size just before the run, in bytes.
     let addedResidentBytes: Int
+    /// What this contender writes or reads, in bytes; nil if it has no output.
+    let outputBytes: Int?
+    /// Items per second at the median time; nil if the comparison does not count items.
+    let itemsPerSecond: Double?
+    /// Rounds in which this contender was timed.
+    let timedRounds: Int
 }
 
 struct GoalResult: Codable {
@@ -166,8 +201,26 @@ struct ComparisonResult: Codable {
     let workload: String
     let operation: String
     let documentBytes: Int
+    let itemCount: Int?
+    let itemName: String
     let contenders: [ContenderResult]
+    let skipped: [SkippedContender]
     let goals: [GoalResult]
+}
+
+/// A figure derived from several comparisons (a ratio between two workloads, a size ratio),
+/// judged against a target when there is one.
+struct SummaryLine: Codable {
+    /// What is measured, such as "keyed encode linearity (10k / 1k)".
+    let name: String
+    /// The figure; nil when it could not be measured (the text says why).
+    let value: Double?
+    /// The figure and its parts in words.
+    let text: String
+    /// The target, such as "≤ 11×"; nil for a plain figure.
+    let target: String?
+    /// Whether the target was met; nil when there is no target or no figure.
+    let met: Bool?
 }
 
 struct RunReport: Codable {
@@ -177,7 +230,12 @@ struct RunReport: Codable {
     let peakResetSupported: Bool
     let notes: [String: [String: String]]
     let comparisons: [ComparisonResult]
+    /// Figures derived from several comparisons, from the workloads' summarizers.
+    var summary: [SummaryLine] = []
 }
+
+/// Derives summary lines from a finished report (nothing when its comparisons were not run).
+typealias Summarizer = (RunReport) -> [SummaryLine]
 
 // MARK: - Memory
 
@@ -251,6 +309,7 @@ enum ResidentMemory {
 /// Runs the selected comparisons and reports them.
 struct Harness {
     let settings: BenchmarkSettings
+    var summarizers: [Summarizer] = []
 
     /// Runs everything the settings select; returns the process exit code.
     func run(_ workloads: [Workload]) -> Int32 {
@@ -269,10 +328,14 @@ struct Harness {
                 try runOnce(workloads, contender: only.contender, operation: only.operation)
                 return 0
             }
-            let report = try measure(workloads)
+            var report = try measure(workloads)
+            report.summary = summarizers.flatMap { $0(report) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if let path = settings.jsonFile {
+                try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+            }
             if settings.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
             } else {
                 printTable(report)
@@ -294,13 +357,15 @@ struct Harness {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// The `--only` mode: build the inputs, then run one contender once per selected comparison.
+    /// The `--only` mode: build the inputs, then run one contender once per selected comparison,
+    /// after `--warmup` unmarked runs (so caches a first run builds are not in the profile).
     private func runOnce(_ workloads: [Workload], contender id: String, operation: String) throws {
         var ran = 0
         for workload in selected(workloads) {
             for comparison in try workload.prepare().comparisons
             where settings.selects(workload: comparison.workload, operation: comparison.operation) {
                 guard let contender = comparison.contenders.first(where: { $0.id == id }) else { continue }
+                for _ in 0..<settings.warmUpRounds { _ = try contender.run() }
                 let start = ContinuousClock.now
                 let fingerprint = try runMarked(contender)
                 let elapsed = Self.milliseconds(ContinuousClock.now - start)
@@ -325,11 +390,12 @@ struct Harness {
         for workload in selected(workloads) {
             progress("preparing \(workload.name): \(workload.summary)")
             let prepared = try workload.prepare()
-            allNotes[workload.name] = try prepared.facts()
             for comparison in prepared.comparisons where settings.selects(workload: comparison.workload, operation: comparison.operation) {
                 progress("measuring \(comparison.label) (\(settings.warmUpRounds) warm-up + \(settings.rounds) rounds)")
                 results.append(try measure(comparison, resetSupported: resetSupported))
             }
+            // After the comparisons, so facts can report what the verifications found.
+            allNotes[workload.name] = try prepared.facts()
         }
         return RunReport(
             rounds: settings.rounds, warmUpRounds: settings.warmUpRounds,
@@ -356,19 +422,25 @@ struct Harness {
                 fingerprints[which] = fingerprint
             }
         }
-        var samples = [[Double]](repeating: [], count: contenders.count)
+        // samples[contender][timed round]: nil where a slow contender sat the round out.
+        var samples = [[Double?]](repeating: [], count: contenders.count)
         var peaks = [Int](repeating: 0, count: contenders.count)
         var added = [Int](repeating: 0, count: contenders.count)
         let totalRounds = settings.warmUpRounds + settings.rounds
         for round in 0..<totalRounds {
+            let timedRound = round - settings.warmUpRounds
             for step in 0..<contenders.count {
                 let which = (round + step) % contenders.count
                 let contender = contenders[which]
+                if contender.isSlow, timedRound < 0 || timedRound >= settings.slowRounds {
+                    if timedRound >= 0 { samples[which].append(nil) }
+                    continue
+                }
                 let start = ContinuousClock.now
                 let fingerprint = try contender.run()
                 let elapsed = Self.milliseconds(ContinuousClock.now - start)
                 try check(fingerprint, of: which, round: round)
-                if round >= settings.warmUpRounds { samples[which].append(elapsed) }
+                if timedRound >= 0 { samples[which].append(elapsed) }
             }
         }
         // Memory is measured in one extra untimed run each: handing freed memory back to the
@@ -385,9 +457,12 @@ struct Harness {
         let ours = samples[0]
         var results: [ContenderResult] = []
         for (index, contender) in contenders.enumerated() {
-            let times = samples[index]
+            let times = samples[index].compactMap { $0 }
             let median = Self.median(times)
-            let ratio = index == 0 ? nil : Self.median(zip(times, ours).map { $0 / $1 })
+            let ratio =
+                index == 0
+                ? nil : Self.median(zip(samples[index], ours).compactMap { peer, our in peer.flatMap { p in our.map { p / $0 } } })
+            let ourMinimum = ours.compactMap { $0 }.min() ?? 1
             results.append(
                 ContenderResult(
                     id: contender.id, name: contender.name, samplesMilliseconds: times,
@@ -395,8 +470,11 @@ struct Harness {
                     spreadPercent: median > 0 ? (Self.quantile(times, 0.75) - Self.quantile(times, 0.25)) / median * 100 : 0,
                     megabytesPerSecond: median > 0 ? Double(comparison.documentBytes) / 1e6 / (median / 1000) : 0,
                     ratioToOurs: ratio,
-                    ratioOfMinimums: index == 0 ? nil : (times.min() ?? 0) / max(ours.min() ?? 1, .leastNonzeroMagnitude),
-                    peakResidentBytes: peaks[index], addedResidentBytes: added[index]))
+                    ratioOfMinimums: index == 0 ? nil : (times.min() ?? 0) / max(ourMinimum, .leastNonzeroMagnitude),
+                    peakResidentBytes: peaks[index], addedResidentBytes: added[index],
+                    outputBytes: contender.outputBytes,
+                    itemsPerSecond: comparison.itemCount.flatMap { count in median > 0 ? Double(count) / (median / 1000) : nil },
+                    timedRounds: times.count))
         }
         let goals = comparison.goals.compactMap { goal -> GoalResult? in
             guard let peer = results.first(where: { $0.id == goal.peerID }), let ratio = peer.ratioToOurs else { return nil }
@@ -406,7 +484,8 @@ struct Harness {
         }
         return ComparisonResult(
             workload: comparison.workload, operation: comparison.operation, documentBytes: comparison.documentBytes,
-            contenders: results, goals: goals)
+            itemCount: comparison.itemCount, itemName: comparison.itemName,
+            contenders: results, skipped: comparison.skipped, goals: goals)
     }
 
     // MARK: Statistics and formatting
@@ -445,25 +524,44 @@ struct Harness {
             for (key, value) in notes.sorted(by: { $0.key < $1.key }) { print("  \(key): \(value)") }
         }
         print("")
+        let itemNames = Set(report.comparisons.compactMap { $0.itemCount == nil ? nil : $0.itemName })
+        let itemHeader = (itemNames.count == 1 ? itemNames.first! : "items") + "/s"
         var table = TextTable(
-            headers: ["workload", "op", "contender", "median ms", "min ms", "spread", "MB/s", "peer/ours", "min ratio", "peak RSS MB", "+RSS MB"])
+            headers: [
+                "workload", "op", "contender", "median ms", "min ms", "spread", "MB/s", itemHeader, "bytes", "peer/ours", "min ratio",
+                "peak RSS MB", "+RSS MB",
+            ])
         for comparison in report.comparisons {
             for contender in comparison.contenders {
                 table.append([
-                    comparison.workload, comparison.operation, contender.name,
+                    comparison.workload, comparison.operation,
+                    contender.name + (contender.timedRounds < report.rounds ? " [\(contender.timedRounds) rounds]" : ""),
                     Self.format(contender.medianMilliseconds, digits: 2),
                     Self.format(contender.minimumMilliseconds, digits: 2),
                     Self.format(contender.spreadPercent, digits: 1) + "%",
                     Self.format(contender.megabytesPerSecond, digits: 1),
+                    contender.itemsPerSecond.map { Self.format($0, digits: 0) } ?? "",
+                    contender.outputBytes.map(String.init) ?? "",
                     contender.ratioToOurs.map { Self.format($0, digits: 2) + "×" } ?? "baseline",
                     contender.ratioOfMinimums.map { Self.format($0, digits: 2) + "×" } ?? "",
                     Self.format(Double(contender.peakResidentBytes) / 1_048_576, digits: 1),
                     Self.format(Double(contender.addedResidentBytes) / 1_048_576, digits: 1),
                 ])
             }
+            for skipped in comparison.skipped {
+                table.append([comparison.workload, comparison.operation, skipped.name, "skipped"])
+            }
             table.separate()
         }
         print(table.render())
+        let skipped = report.comparisons.flatMap { comparison in comparison.skipped.map { (comparison, $0) } }
+        if !skipped.isEmpty {
+            print("")
+            print("skipped:")
+            for (comparison, contender) in skipped {
+                print("  \(comparison.workload) \(comparison.operation) \(contender.name): \(contender.reason)")
+            }
+        }
         let goals = report.comparisons.flatMap { comparison in comparison.goals.map { (comparison, $0) } }
         if !goals.isEmpty {
             print("")
@@ -471,6 +569,15 @@ struct Harness {
             for (comparison, goal) in goals {
                 let verdict = goal.met ? "met" : "MISSED"
                 print("  \(comparison.workload) \(comparison.operation): ≥ \(Self.format(goal.minimumRatio, digits: 0))× vs \(goal.peer): \(Self.format(goal.ratio, digits: 2))× (min ratio \(Self.format(goal.ratioOfMinimums, digits: 2))×)  \(verdict)")
+            }
+        }
+        if !report.summary.isEmpty {
+            print("")
+            print("summary:")
+            for line in report.summary {
+                let verdict = line.met.map { $0 ? "met" : "MISSED" } ?? ""
+                let target = line.target.map { " (target \($0))" } ?? ""
+                print("  \(line.name): \(line.text)\(target)  \(verdict)")
             }
         }
     }

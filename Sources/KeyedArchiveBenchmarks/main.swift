@@ -5,8 +5,9 @@ import Foundation
 
 do {
     let settings = try BenchmarkSettings.parse(CommandLine.arguments.dropFirst())
-    let workloads = PlistWorkloads.all
-    exit(Harness(settings: settings).run(workloads))
+    // Profiling ours alone (`--only ours-…`) leaves out Foundation's contenders and their probes.
+    let workloads = PlistWorkloads.all + KeyedWorkloads.all(foundation: settings.only?.contender != "ours") + StoreWorkloads.all
+    exit(Harness(settings: settings, summarizers: [KeyedWorkloads.summarize]).run(workloads))
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(2)

@@ -1,0 +1,65 @@
+import Foundation
+import FuzzSupport
+import KeyedArchive
+import PropertyList
+
+// Opens the input as a keyed archive and decodes every top-level key as `Any`, `[String: Any]`
+// and the model zoo (FuzzRoot, [FuzzAnimal], FuzzNode, FuzzShape...). Invariants: only
+// ArchiveError is thrown; whatever decodes re-archives, decodes again, and re-archives to
+// the same bytes.
+
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    Seeds.writeIfAsked()
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let data = fuzzData(start, count)
+    let keys: [String]
+    do {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        keys = unarchiver.allKeys
+        for key in keys where !unarchiver.containsValue(forKey: key) { fuzzFail("allKeys lists \(key) but containsValue is false") }
+    } catch {
+        expectArchiveError(error, "KeyedUnarchiver.init")
+        return 0
+    }
+    for key in keys.prefix(4) {
+        Zoo.exercise(Any.self, forKey: key, from: data, label: "Any[\(key)]")
+        Zoo.exercise([String: Any].self, forKey: key, from: data, label: "[String: Any][\(key)]")
+        Zoo.exercise(FuzzRoot.self, forKey: key, from: data, label: "FuzzRoot[\(key)]")
+        Zoo.exercise([FuzzAnimal].self, forKey: key, from: data, label: "[FuzzAnimal][\(key)]")
+        Zoo.exercise(FuzzAnimal.self, forKey: key, from: data, label: "FuzzAnimal[\(key)]")
+        Zoo.exercise(FuzzNode.self, forKey: key, from: data, label: "FuzzNode[\(key)]")
+        Zoo.exercise([FuzzShape].self, forKey: key, from: data, label: "[FuzzShape][\(key)]")
+        Zoo.exercise(FuzzShape?.self, forKey: key, from: data, label: "FuzzShape?[\(key)]")
+        Zoo.exercise(FuzzAddress.self, forKey: key, from: data, label: "FuzzAddress[\(key)]")
+        Zoo.exercise(Set<String>.self, forKey: key, from: data, label: "Set<String>[\(key)]")
+        Zoo.exercise([Int: [String?]].self, forKey: key, from: data, label: "[Int: [String?]][\(key)]")
+    }
+    // One unarchiver, several keys in turn: instances shared between keys, and a failed key
+    // must not leave half-decoded instances behind for the next.
+    do {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        Zoo.configure(unarchiver)
+        var decoded: [Any] = []
+        for key in keys.prefix(4) {
+            do {
+                decoded.append(try unarchiver.decode(FuzzRoot.self, forKey: key))
+            } catch {
+                expectArchiveError(error, "decode FuzzRoot (shared unarchiver)")
+            }
+            do {
+                decoded.append(try unarchiver.decode(Any.self, forKey: key))
+            } catch {
+                expectArchiveError(error, "decode Any (shared unarchiver)")
+            }
+        }
+        for value in decoded { Zoo.unlink(value) }
+    } catch {
+        fuzzFail("the archive opened once but not twice: \(error)")
+    }
+    return 0
+}

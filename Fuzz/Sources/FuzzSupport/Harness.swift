@@ -1,0 +1,140 @@
+import Foundation
+import KeyedArchive
+import PropertyList
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stops the fuzzer with a message: libFuzzer records the input as a crash.
+public func fuzzFail(_ message: @autoclosure () -> String) -> Never {
+    FileHandle.standardError.write(Data("FUZZ INVARIANT VIOLATED: \(message())\n".utf8))
+    abort()
+}
+
+/// Any error other than `ArchiveError` escaping the library is a bug.
+public func expectArchiveError(_ error: any Error, _ what: @autoclosure () -> String) {
+    guard error is ArchiveError else {
+        fuzzFail("\(what()) threw \(type(of: error)), not ArchiveError: \(error)")
+    }
+}
+
+/// The input bytes as `Data` (empty input gives empty data).
+public func fuzzData(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Data {
+    guard let start, count > 0 else { return Data() }
+    return Data(bytes: start, count: count)
+}
+
+// MARK: - Keyed archives
+
+public enum Zoo {
+    /// Every type the zoo decodes through a polymorphic field or `Any`.
+    public static func configure(_ unarchiver: KeyedUnarchiver) {
+        unarchiver.register(FuzzDog.self, FuzzAnimal.self, FuzzNode.self, FuzzAddress.self, FuzzPoint.self)
+    }
+
+    public static func archive<T>(_ value: T, as _: T.Type = T.self) throws -> Data {
+        try KeyedArchiver.archivedData(withRootObject: value)
+    }
+
+    /// Decodes `key` of `data` as `T` with the zoo registered; nil on `ArchiveError`, traps on any other error.
+    public static func decode<T>(_ type: T.Type, forKey key: String = "root", from data: Data, options: KeyedUnarchiver.Options = .init()) -> T? {
+        do {
+            let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
+            configure(unarchiver)
+            return try unarchiver.decode(type, forKey: key)
+        } catch {
+            expectArchiveError(error, "decoding \(T.self)")
+            return nil
+        }
+    }
+
+    /// The round-trip invariant: a decoded value re-archives; that archive decodes; archiving
+    /// that value again gives the same bytes.
+    public static func checkRoundTrip<T>(_ value: T, as type: T.Type, label: String) {
+        let first: Data
+        do {
+            first = try archive(value, as: T.self)
+        } catch {
+            fuzzFail("\(label): decoded a \(T.self) but re-archiving it failed: \(error)")
+        }
+        let again: T
+        do {
+            let unarchiver = try KeyedUnarchiver(forReadingFrom: first)
+            configure(unarchiver)
+            again = try unarchiver.decode(T.self, forKey: "root")
+        } catch {
+            fuzzFail("\(label): our own archive of a decoded \(T.self) does not decode: \(error)")
+        }
+        defer { unlink(again) }
+        let second: Data
+        do {
+            second = try archive(again, as: T.self)
+        } catch {
+            fuzzFail("\(label): re-archiving the round-tripped \(T.self) failed: \(error)")
+        }
+        guard first == second else {
+            fuzzFail("\(label): archive → decode → archive changed the bytes (\(first.count) → \(second.count) bytes)")
+        }
+    }
+
+    /// Decodes with the zoo and checks the round trip; breaks reference cycles afterwards.
+    public static func exercise<T>(_ type: T.Type, forKey key: String = "root", from data: Data, label: String) {
+        guard let value = decode(type, forKey: key, from: data) else { return }
+        defer { unlink(value) }
+        checkRoundTrip(value, as: T.self, label: label)
+    }
+
+    /// Breaks the strong cycles a decoded graph may hold, so nothing leaks between runs.
+    public static func unlink(_ value: Any) {
+        var stack: [Any] = [value]
+        var seen: Set<ObjectIdentifier> = []
+        var budget = 1 << 20
+        while let item = stack.popLast(), budget > 0 {
+            budget -= 1
+            switch item {
+            case let node as FuzzNode:
+                guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+                stack.append(contentsOf: node.children as [Any])
+                if let next = node.next { stack.append(next) }
+                node.children = []
+                node.next = nil
+            case let root as FuzzRoot:
+                if let tree = root.tree { stack.append(tree) }
+                stack.append(root.extra)
+            case let array as [Any]:
+                stack.append(contentsOf: array)
+            case let dict as [String: Any]:
+                stack.append(contentsOf: Array(dict.values))
+            case let dict as [AnyHashable: Any]:
+                stack.append(contentsOf: Array(dict.values))
+            default:
+                continue
+            }
+        }
+    }
+}
+
+// MARK: - Property lists
+
+extension PlistValue {
+    /// Whether `BPlistWriter` must refuse the value (null, sets, UIDs of 2^32 or more); nil when
+    /// the tree has more than `budget` nodes.
+    public func needsUnencodableCheck(budget: Int = 1 << 20) -> (unencodable: Bool, nodes: Int)? {
+        var stack: [PlistValue] = [self]
+        var nodes = 0
+        var unencodable = false
+        while let value = stack.popLast() {
+            nodes += 1
+            if nodes > budget { return nil }
+            switch value {
+            case .null, .set: unencodable = true
+            case .uid(let v) where v >= 1 << 32: unencodable = true
+            case .array(let elements): stack.append(contentsOf: elements)
+            case .dict(let dict): stack.append(contentsOf: dict.values)
+            default: break
+            }
+        }
+        return (unencodable, nodes)
+    }
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Usage: Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
+#   TARGET: FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile
+# Builds the fuzzers (release, libFuzzer + AddressSanitizer), seeds a scratch corpus in
+# Fuzz/.corpus/TARGET from Fixtures/, ../shared/fixtures and Fixtures/fuzz-regressions (plus
+# generated zoo archives), and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
+# land in Fuzz/.artifacts/TARGET/; the log in Fuzz/.logs/. Environment: JOBS (parallel jobs, default 1),
+# NICE (default 10), SKIP_BUILD=1, DETECT_LEAKS (default 0: a decode that fails half way through a strong
+# reference cycle of the models leaks that cycle; see Fixtures/fuzz-regressions/README.md).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+target="${1:?usage: run.sh TARGET SECONDS}"
+seconds="${2:?usage: run.sh TARGET SECONDS}"
+shift 2
+case "$target" in
+FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile) ;;
+*) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile)" >&2; exit 2 ;;
+esac
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=${DETECT_LEAKS:-0}}"
+nice_level="${NICE:-10}"
+cd "$here"
+# SwiftPM passes `-sanitize=fuzzer` and `-sanitize=address` as two options, in an order that
+# changes from run to run (a Set), and swift-driver 6.3 keeps only the last `-sanitize=`: a build
+# then silently lacks either the coverage instrumentation (libFuzzer: "Is the code instrumented
+# for coverage?") or the ASan checks. The combined option, last on the line, gives both.
+build=(swift build -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+    nice -n "$nice_level" "${build[@]}"
+fi
+bin_path="$("${build[@]}" --show-bin-path)"
+binary="$bin_path/$target"
+# Refuse to fuzz an uninstrumented build.
+if ! grep -q __sancov_cntrs "$binary"; then
+    echo "$binary has no coverage instrumentation (-sanitize=fuzzer was dropped); rebuild" >&2; exit 3
+fi
+if ! nm -u "$bin_path/PropertyList.build/BPlistDocument.swift.o" | grep -q __asan_; then
+    echo "the library was built without AddressSanitizer checks (-sanitize=address was dropped); rebuild" >&2; exit 3
+fi
+
+corpus="$here/.corpus/$target"
+seeds="$here/.seeds/$target"
+artifacts="$here/.artifacts/$target"
+logs="$here/.logs"
+mkdir -p "$corpus" "$seeds" "$artifacts" "$logs"
+rm -rf "$seeds" && mkdir -p "$seeds"
+# Seeds: every non-JSON fixture (bplist, keyed archives, peer files, libplist crashers), the
+# regression corpus, and archives of the zoo models. Read-only; libFuzzer adds to $corpus.
+for dir in "$root/Fixtures" "$root/../shared/fixtures"; do
+    [[ -d "$dir" ]] || continue
+    find "$dir" -type f ! -name '*.json' ! -name '*.md' ! -name '*.txt' ! -name '*.swift' -size -1024k -print0 |
+        while IFS= read -r -d '' f; do
+            name="$(realpath -m --relative-to="$root/.." "$f" | tr '/' '_')"
+            cp "$f" "$seeds/$name" && chmod u+w "$seeds/$name"
+        done
+done
+if [[ "$target" != FuzzPlistReader ]]; then
+    FUZZ_WRITE_SEEDS="$seeds" "$binary" >/dev/null 2>&1 || true
+else
+    FUZZ_WRITE_SEEDS="$seeds" "$(dirname "$binary")/FuzzKeyedUnarchiver" >/dev/null 2>&1 || true
+fi
+
+log="$logs/$target-$(date +%Y%m%d-%H%M%S).log"
+echo "fuzzing $target for ${seconds}s; corpus $corpus; artifacts $artifacts; log $log"
+jobs="${JOBS:-1}"
+parallel=()
+if [[ "$jobs" -gt 1 ]]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
+set +e
+nice -n "$nice_level" "$binary" "$corpus" "$seeds" \
+    -dict="$here/keyed.dict" \
+    -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks="${DETECT_LEAKS:-0}" -timeout=10 -max_len=65536 \
+    -max_total_time="$seconds" -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "${parallel[@]}" "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+echo "exit status $status; $(ls "$artifacts" | wc -l) artifact(s) in $artifacts"
+exit "$status"
