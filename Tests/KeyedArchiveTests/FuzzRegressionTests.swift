@@ -1,0 +1,266 @@
+import Foundation
+import KeyedArchive
+import PropertyList
+import TestSupport
+import Testing
+
+// Replays every input the fuzzers (Fuzz/, issue 6) turned up, kept in Fixtures/fuzz-regressions/:
+// through the property-list reader, the keyed unarchiver (as `Any`, `[String: Any]` and the fuzz
+// model zoo) and `ArchiveFile` (open, decode, set a key, write). Each must decode or throw an
+// `ArchiveError`; a crash, a hang or another error type fails the suite.
+//
+// The models below are twins of Fuzz/Sources/FuzzSupport/Models.swift: the same fields and the
+// same archived class names (`Fuzz.*`), so an input found by the fuzzer takes the same paths here.
+// The Codable enum is archived under its module-qualified name, mapped with `setClass`.
+
+// MARK: - Fuzz model zoo
+
+final class FuzzReplayNode: Archivable {
+    var name = ""
+    var value = 0
+    var children: [FuzzReplayNode] = []
+    var next: FuzzReplayNode? = nil
+    weak var parent: FuzzReplayNode?
+    var tags: Set<String> = []
+    required init() {}
+    static var archiveClassName: String? { "Fuzz.Node" }
+}
+
+class FuzzReplayAnimal: Archivable {
+    var name = ""
+    var legs = 4
+    required init() {}
+    class var archiveClassName: String? { "Fuzz.Animal" }
+}
+
+final class FuzzReplayDog: FuzzReplayAnimal {
+    var breed = ""
+    var good = true
+    var toys: [String] = []
+    override class var archiveClassName: String? { "Fuzz.Dog" }
+}
+
+struct FuzzReplayAddress: Archivable, Equatable {
+    var street = ""
+    var zip = 0
+    var unit: Int? = nil
+    static var archiveClassName: String? { "Fuzz.Address" }
+}
+
+enum FuzzReplayColor: String, Hashable {
+    case red, green, blue = "BLUE"
+}
+
+enum FuzzReplayShape: Codable, Equatable {
+    case empty
+    case circle(radius: Double)
+    case rect(width: Int, height: Int)
+    case named(String, tags: [String])
+    indirect case group([FuzzReplayShape])
+}
+
+struct FuzzReplayPoint: KeyedCoding, Equatable {
+    var x = 0.0
+    var y = 0.0
+    init() {}
+    func encode(with coder: KeyedEncodingCoder) throws {
+        try coder.encode(x, forKey: "x")
+        try coder.encode(y, forKey: "y")
+    }
+    init(from coder: KeyedDecodingCoder) throws {
+        x = try coder.decode(Double.self, forKey: "x")
+        y = try coder.decodeIfPresent(Double.self, forKey: "y") ?? 0
+    }
+    static var archiveClassName: String? { "Fuzz.Point" }
+}
+
+struct FuzzReplayRoot: Archivable {
+    var title = ""
+    var count = 0
+    var small: Int8 = 0
+    var big: UInt64 = 0
+    var ratio = 0.0
+    var single: Float = 0
+    var flag = false
+    var maybe: Int? = nil
+    var maybeName: String? = nil
+    var data = Data()
+    var date = Date(timeIntervalSinceReferenceDate: 0)
+    var url: URL? = nil
+    var uuid: UUID? = nil
+    var address = FuzzReplayAddress()
+    var addresses: [FuzzReplayAddress] = []
+    var lookup: [String: Int] = [:]
+    var byNumber: [Int: String] = [:]
+    var numbers: Set<Int> = []
+    var nested: [[String]] = []
+    var optionals: [Int?] = []
+    var color = FuzzReplayColor.red
+    var colors: [FuzzReplayColor] = []
+    var shape = FuzzReplayShape.empty
+    var shapes: [FuzzReplayShape] = []
+    var point = FuzzReplayPoint()
+    var pet = FuzzReplayAnimal()
+    var pets: [FuzzReplayAnimal] = []
+    var maybePet: FuzzReplayAnimal? = nil
+    var tree: FuzzReplayNode? = nil
+    var extra: [String: Any] = [:]
+}
+
+// MARK: - Replay
+
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    static let directory = Fixtures.own("fuzz-regressions")
+
+    /// Every input file (the README describes them).
+    static let inputs: [String] = Fixtures.fileNames(in: directory).filter { !$0.hasSuffix(".md") }
+
+    @Test func theCorpusIsThere() {
+        #expect(!Self.inputs.isEmpty, "no files in \(Self.directory.path)")
+    }
+
+    @Test(arguments: inputs)
+    func replay(_ name: String) throws {
+        let url = Self.directory.appending(path: name)
+        let data = try Data(contentsOf: url)
+        Self.replayPropertyList(data)
+        Self.replayKeyed(data)
+        Self.replayArchiveFile(url)
+    }
+
+    // MARK: Specific findings
+
+    /// `ArchiveFile.encoded()` dropped a key whose `$top` value was not a UID (found by FuzzArchiveFile).
+    @Test func keepingANonUIDTopEntryIsAnError() throws {
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-top-entry-not-uid.archive"))
+        #expect(file.keys == ["root"])
+        var edited = file
+        try edited.set(1, forKey: "other")
+        #expect(throws: ArchiveError(.invalidArchive, reason: "")) { try edited.encoded() }
+    }
+
+    /// A `$top` UID above `Int.max` trapped in `Int(_:)` when the file was written again (found by FuzzArchiveFile).
+    @Test func keepingATopUIDBeyondIntMaxIsAnError() throws {
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-top-uid-beyond-int-max.archive"))
+        var edited = file
+        try edited.set(1, forKey: "other")
+        #expect(throws: ArchiveError(.invalidReference, reason: "")) { try edited.encoded() }
+    }
+
+    /// Copying a long chain of references overflowed the stack (found from FuzzArchiveFile's target).
+    @Test func keepingADeepReferenceChainHitsTheDepthLimit() throws {
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-transplant-deep-uid-chain.archive"))
+        var edited = file
+        try edited.set(1, forKey: "other")
+        #expect(throws: ArchiveError(.depthLimit, reason: "")) { try edited.encoded() }
+    }
+
+    // MARK: Steps
+
+    /// Reads the bytes as a property list; what reads must write and read back equal.
+    static func replayPropertyList(_ data: Data) {
+        guard let value = try? BPlistReader().read(data) else { return }  // typed throws: only ArchiveError
+        do {
+            let bytes = try BPlistWriter().write(value)
+            #expect(try BPlistReader().read(bytes) == value)
+        } catch {
+            // Only what bplist00 cannot hold (null, sets, large UIDs) may fail to write.
+            #expect(error.code == .unencodable, "\(error)")
+        }
+    }
+
+    static func configure(_ unarchiver: KeyedUnarchiver) {
+        unarchiver.register(FuzzReplayDog.self, FuzzReplayAnimal.self, FuzzReplayNode.self, FuzzReplayAddress.self, FuzzReplayPoint.self)
+        unarchiver.setClass(FuzzReplayShape.self, forClassName: "FuzzSupport.FuzzShape")
+    }
+
+    /// Decodes every top-level key as `Any`, `[String: Any]` and each zoo model.
+    static func replayKeyed(_ data: Data) {
+        let keys: [String]
+        do {
+            keys = try KeyedUnarchiver(forReadingFrom: data).allKeys
+        } catch {
+            expectArchiveError(error, "KeyedUnarchiver.init threw \(type(of: error)): \(error)")
+            return
+        }
+        for key in keys.prefix(8) {
+            decode(Any.self, key, data)
+            decode([String: Any].self, key, data)
+            decode(FuzzReplayRoot.self, key, data)
+            decode([FuzzReplayAnimal].self, key, data)
+            decode(FuzzReplayAnimal.self, key, data)
+            decode(FuzzReplayNode.self, key, data)
+            decode([FuzzReplayShape].self, key, data)
+            decode(FuzzReplayShape?.self, key, data)
+            decode(FuzzReplayAddress.self, key, data)
+            decode(Set<String>.self, key, data)
+            decode([Int: [String?]].self, key, data)
+        }
+    }
+
+    static func decode<T>(_: T.Type, _ key: String, _ data: Data, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+            configure(unarchiver)
+            let value = try unarchiver.decode(T.self, forKey: key)
+            // What decodes re-archives.
+            do {
+                _ = try KeyedArchiver.archivedData(withRootObject: value)
+            } catch {
+                Issue.record("decoded \(T.self) for \(key) but re-archiving failed: \(error)", sourceLocation: sourceLocation)
+            }
+            breakCycles(value)
+        } catch {
+            expectArchiveError(error, "decoding \(T.self) for \(key) threw \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Opens the file, decodes its keys, sets one and writes the whole file again.
+    static func replayArchiveFile(_ url: URL) {
+        do {
+            let file = try ArchiveFile(contentsOf: url)
+            for key in file.keys.prefix(8) {
+                do {
+                    breakCycles(try file.decode(Any.self, forKey: key))
+                } catch {
+                    expectArchiveError(error, "ArchiveFile.decode threw \(type(of: error)): \(error)")
+                }
+            }
+            var edited = file
+            try edited.set(FuzzReplayAddress(street: "added", zip: 1), forKey: "fuzz.added")
+            let bytes = try edited.encoded()
+            #expect(try KeyedUnarchiver(forReadingFrom: bytes).decode(FuzzReplayAddress.self, forKey: "fuzz.added").street == "added")
+        } catch {
+            expectArchiveError(error, "ArchiveFile threw \(type(of: error)): \(error)")
+        }
+    }
+
+    /// Records an issue unless `error` is an `ArchiveError`.
+    static func expectArchiveError(_ error: any Error, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        if !(error is ArchiveError) { Issue.record("\(what)", sourceLocation: sourceLocation) }
+    }
+
+    /// Breaks the strong cycles a decoded zoo graph may hold.
+    static func breakCycles(_ value: Any) {
+        var stack: [Any] = [value]
+        var seen = Set<ObjectIdentifier>()
+        while let item = stack.popLast() {
+            switch item {
+            case let node as FuzzReplayNode:
+                guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+                stack += node.children as [Any]
+                if let next = node.next { stack.append(next) }
+                node.children = []
+                node.next = nil
+            case let root as FuzzReplayRoot:
+                if let tree = root.tree { stack.append(tree) }
+                stack.append(root.extra)
+            case let list as [Any]: stack += list
+            case let dict as [String: Any]: stack += Array(dict.values)
+            case let dict as [AnyHashable: Any]: stack += Array(dict.values)
+            default: continue
+            }
+        }
+    }
+}
