@@ -65,7 +65,7 @@ final class ArchiverCore {
 
     private func makeUID(_ uid: Int) -> Int {
         // UIDs stay far below 2^32: `$objects` would not fit in memory otherwise.
-        let index = try! table.add(uid: UInt64(uid))
+        let index = table.appendUID(UInt32(truncatingIfNeeded: uid))
         if uid >= uidIndices.count {
             uidIndices.append(contentsOf: repeatElement(-1, count: max(uid + 1 - uidIndices.count, uidIndices.count)))
         }

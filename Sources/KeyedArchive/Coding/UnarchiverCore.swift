@@ -138,12 +138,6 @@ final class UnarchiverCore {
         return .object(uid: uid, try document.object(at: index), index: index)
     }
 
-    /// The UID a reference holds, or nil if it is not a UID.
-    func uidValue(_ reference: Int) throws(ArchiveError) -> Int? {
-        if case .object(let uid, _, _) = try target(reference) { return uid }
-        return nil
-    }
-
     // MARK: Object dictionaries
 
     /// An object dictionary in `$objects`: its fields and its class.

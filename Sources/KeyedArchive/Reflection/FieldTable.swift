@@ -167,10 +167,6 @@ struct FieldTable: Sendable {
         }
         self.fields = fields
     }
-
-    func field(named name: String) -> FieldInfo? {
-        fields.first { $0.name == name }
-    }
 }
 
 /// True if values of `type` stored in a concrete field may be laid out

@@ -132,6 +132,11 @@ package struct BPlistTable {
         return index
     }
 
+    /// A UID object for a caller that keeps its own one-per-value index (no uniquing lookup here).
+    package mutating func appendUID(_ value: UInt32) -> Int {
+        append(.uid(UInt64(value)))
+    }
+
     /// A container under construction: its reserved index and where its references start on the scratch stack.
     package struct OpenContainer {
         package let index: Int
@@ -213,11 +218,6 @@ package struct BPlistTable {
         refs.append(contentsOf: scratch[start...])
         scratch.removeSubrange(start...)
         return first..<refs.count
-    }
-
-    package mutating func reserveCapacity(objects objectCount: Int, references: Int) {
-        objects.reserveCapacity(objectCount)
-        refs.reserveCapacity(references)
     }
 }
 
