@@ -45,6 +45,7 @@ public final class KeyedArchiver {
             throw ArchiveError(.misuse, reason: "the archive was already finished by reading encodedData; start a new KeyedArchiver")
         }
         let mark = core.registrationCount
+        core.stack = StackGuard()
         do {
             let reference = try withKeyPath(key) { try core.coders.typed(T.self).encode(value, inline: false, core) }
             appendTop(key, reference: reference)

@@ -23,6 +23,10 @@ private struct PlistJSONParser {
     let bytes: [UInt8]
     var position = 0
     var depth = 0
+    let stack = StackGuard()
+    /// Two JSON levels per container (the tag object and its array or object): room for a
+    /// property list nested 512 deep, the reader's default limit.
+    static let maximumDepth = 1_030
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -31,6 +35,13 @@ private struct PlistJSONParser {
         skipSpace()
         guard position == bytes.count else { throw fail("unexpected text after the JSON value") }
         return value
+    }
+
+    private func checkDepth() throws(ArchiveError) {
+        guard depth <= Self.maximumDepth else {
+            throw ArchiveError(.depthLimit, reason: "the JSON is nested more than \(Self.maximumDepth) deep", byteOffset: position)
+        }
+        guard stack.hasRoom() else { throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth), byteOffset: position) }
     }
 
     private func fail(_ reason: String) -> ArchiveError {
@@ -58,7 +69,7 @@ private struct PlistJSONParser {
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "["):
             depth += 1
-            guard depth <= 10_000 else { throw fail("JSON nested too deep") }
+            try checkDepth()
             defer { depth -= 1 }
             position += 1
             var elements: [JSON] = []
@@ -74,7 +85,7 @@ private struct PlistJSONParser {
             }
         case UInt8(ascii: "{"):
             depth += 1
-            guard depth <= 10_000 else { throw fail("JSON nested too deep") }
+            try checkDepth()
             defer { depth -= 1 }
             position += 1
             var members: [(String, JSON)] = []

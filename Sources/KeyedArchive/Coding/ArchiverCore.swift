@@ -40,6 +40,8 @@ final class ArchiverCore {
     }
     private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] = []
     var depth = 0
+    /// Stops the recursion before the current thread's stack runs out; set per top-level encode.
+    var stack = StackGuard()
     /// Coded objects nested deeper than this fail with `.depthLimit` (the unarchiver's default too).
     var maximumDepth = 512
     /// Instances registered, in order, so a failed top-level encode can take them back.
@@ -321,6 +323,9 @@ extension ArchiverCore {
         let limit = KeyedUnarchiver.Options().maximumDepth
         guard depth < limit else {
             throw ArchiveError(.depthLimit, reason: "objects reference each other more than \(limit) deep; the key cannot be carried over")
+        }
+        guard stack.hasRoom() else {
+            throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth))
         }
         let slot = table.reserve()
         objects.append(slot)

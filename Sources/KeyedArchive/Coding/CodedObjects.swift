@@ -12,6 +12,10 @@ extension ArchiverCore {
                 .depthLimit,
                 reason: "values are nested more than \(maximumDepth) deep; the unarchiver's default limit is 512 (raise maximumDepth on both sides for deeper graphs)")
         }
+        guard stack.hasRoom() else {
+            depth -= 1
+            throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth + 1))
+        }
     }
 
     /// Writes a coded object (`$class` plus fields) for a value of type `T`.
