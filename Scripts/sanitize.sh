@@ -11,5 +11,6 @@ if [[ "$which" == thread || "$which" == all ]]; then
     swift test --sanitize=thread --scratch-path .build/tsan --filter ArchiveStoreTests
 fi
 if [[ "$which" == address || "$which" == all ]]; then
-    swift test --sanitize=address --scratch-path .build/asan
+    LSAN_OPTIONS="suppressions=$PWD/Scripts/lsan.supp:print_suppressions=0" \
+        swift test --sanitize=address --scratch-path .build/asan
 fi

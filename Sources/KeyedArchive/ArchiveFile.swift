@@ -28,26 +28,27 @@ public struct ArchiveFile {
     private final class Source {
         let unarchiver: KeyedUnarchiver
         let data: Data
-        init(data: Data) throws {
+        init(data: Data, options: KeyedUnarchiver.Options) throws {
             self.data = data
-            unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+            unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
         }
     }
 
     /// An empty file.
     public init() {}
 
-    /// Reads the archive at `url`, checking its structure; values are decoded on demand.
+    /// Reads the archive at `url`, checking its structure; values are decoded on demand, within
+    /// the limits of `options`.
     ///
     /// - Throws: ``ArchiveError`` `.io` if the file cannot be read, or a format error.
-    public init(contentsOf url: URL) throws {
+    public init(contentsOf url: URL, options: KeyedUnarchiver.Options = .init()) throws {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             throw ArchiveError(.io, reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
-        source = try Source(data: data)
+        source = try Source(data: data, options: options)
     }
 
     /// The top-level keys: those read from disk, then those set, without repeats.

@@ -25,8 +25,13 @@ public final class KeyedUnarchiver {
         public var maximumDecodedObjects = 1 << 24
         /// The most objects the property list may declare. Default 16,777,216.
         public var maximumObjectCount = 1 << 24
-        /// The largest archive accepted, in bytes. Default 1 GiB.
+        /// The largest archive accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
         public var maximumArchiveSize = 1 << 30
+        /// The longest string accepted, in characters as stored (ASCII bytes or UTF-16 code units).
+        /// Default 268,435,456; fails with `.sizeLimit`.
+        public var maximumStringLength = 1 << 28
+        /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
+        public var maximumDataLength = 1 << 30
 
         public init() {}
     }

@@ -70,7 +70,7 @@ enum Karchive {
                 case .dump:
                     return Dump.renderer(for: root).render(root)
                 case .stats:
-                    let document = try BPlistDocument(bytes: buffer, maximumObjectCount: reader.options.maximumObjectCount)
+                    let document = try reader.options.document(buffer)
                     let keyed: KeyedArchiveStats? =
                         if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
                             KeyedArchiveStats(archive: archive)

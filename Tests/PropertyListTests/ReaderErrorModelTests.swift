@@ -379,6 +379,67 @@ struct ReaderErrorModelTests {
         expectReadError(file, .sizeLimit, at: file.count - 32 + 8, objectIndex: .some(nil), options: options)
     }
 
+    // MARK: Input size, string and data length
+
+    @Test("maximumArchiveSize passes at exactly the input length and fails one below, before anything is read")
+    func archiveSizeLimitBoundary() throws {
+        let file = A.assemble([A.array([1]), A.ascii("abc")])
+        var options = BPlistReader.Options()
+        options.maximumArchiveSize = file.count
+        #expect(try BPlistReader(options: options).read(file) == ["abc"])
+        options.maximumArchiveSize = file.count - 1
+        expectReadError(file, .sizeLimit, at: 0, objectIndex: .some(nil), options: options)
+        // Even a file that is not a property list at all is refused on its size first.
+        expectReadError(Array(repeating: 0, count: file.count), .sizeLimit, at: 0, options: options)
+    }
+
+    @Test("maximumStringLength counts ASCII bytes and UTF-16 code units; it passes at the length and fails one below", arguments: [
+        // (string object, its length); the string is object 1 at byte 10, after `A1 01`.
+        (A.ascii("hello"), 5),
+        (A.ascii(String(repeating: "x", count: 20)), 20),  // escaped count (0x5F 10 14)
+        (A.utf16([0x48, 0xE9, 0xD83D, 0xDE00]), 4),  // "Hé😀": 4 code units, 3 characters
+        (A.ascii(""), 0),
+    ] as [([UInt8], Int)])
+    func stringLengthLimitBoundary(string: [UInt8], length: Int) throws {
+        let file = A.assemble([A.array([1]), string])
+        var options = BPlistReader.Options()
+        options.maximumStringLength = length
+        guard case .array(let elements) = try BPlistReader(options: options).read(file), case .string = elements.first else {
+            Issue.record("not an array holding a string")
+            return
+        }
+        guard length > 0 else { return }
+        options.maximumStringLength = length - 1
+        expectReadError(file, .sizeLimit, at: 10, objectIndex: 1, options: options)
+        let error = try #require(readError(file, options: options))
+        #expect(error.reason.contains("string of \(length) characters"), "\(error)")
+    }
+
+    @Test("maximumStringLength applies to dictionary keys too")
+    func keyLengthLimit() throws {
+        let file = A.assemble([A.dict(keys: [1], values: [2]), A.ascii("long-key"), [0x08]])
+        var options = BPlistReader.Options()
+        options.maximumStringLength = 8
+        #expect(try BPlistReader(options: options).read(file) == ["long-key": false])
+        options.maximumStringLength = 7
+        expectReadError(file, .sizeLimit, at: 11, objectIndex: 1, options: options)
+    }
+
+    @Test("maximumDataLength passes at the data's byte count and fails one below", arguments: [0, 3, 15, 16, 200])
+    func dataLengthLimitBoundary(length: Int) throws {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+        let file = A.assemble([A.array([1]), A.marker(0x40, count: length) + bytes])
+        var options = BPlistReader.Options()
+        options.maximumDataLength = length
+        #expect(try BPlistReader(options: options).read(file) == [.data(bytes)])
+        guard length > 0 else { return }
+        options.maximumDataLength = length - 1
+        expectReadError(file, .sizeLimit, at: 10, objectIndex: 1, options: options)
+        // A string of the same length is not data: the data limit leaves it alone.
+        let text = A.assemble([A.array([1]), A.ascii(String(repeating: "d", count: length))])
+        #expect(try BPlistReader(options: options).read(text) == [.string(String(repeating: "d", count: length))])
+    }
+
     // MARK: Entry points
 
     @Test("Arrays, slices, non-contiguous sequences and raw buffers read alike; offsets count from the slice start")
@@ -414,6 +475,9 @@ struct ReaderErrorModelTests {
         #expect(options.maximumDepth == 512)
         #expect(options.maximumExpandedSize == 1 << 24)
         #expect(options.maximumObjectCount == 1 << 24)
+        #expect(options.maximumArchiveSize == 1 << 30)
+        #expect(options.maximumStringLength == 1 << 28)
+        #expect(options.maximumDataLength == 1 << 30)
     }
 
     @Test("Errors compare by code only and describe themselves in one line")

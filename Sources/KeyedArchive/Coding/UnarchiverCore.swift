@@ -28,6 +28,8 @@ final class UnarchiverCore {
     private var classCache: [Int: ClassDescription] = [:]
     var depth = 0
     var decodedCount = 0
+    /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
+    var stack = StackGuard()
     let options: KeyedUnarchiver.Options
 
     struct ClassDescription {
@@ -47,7 +49,8 @@ final class UnarchiverCore {
         do {
             let document = try BPlistDocument(
                 bytes: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]),
-                maximumObjectCount: options.maximumObjectCount)
+                maximumObjectCount: options.maximumObjectCount,
+                maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
             self.document = document
             (objects, top) = try Self.readTop(document)
         } catch {
@@ -299,6 +302,7 @@ final class UnarchiverCore {
         depth = 0
         decodedCount = 0
         inProgress.removeAll()
+        stack = StackGuard()
         do {
             return try body()
         } catch {
@@ -323,6 +327,10 @@ final class UnarchiverCore {
                 .sizeLimit,
                 reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
                 byteOffset: document.offsets[reference], objectIndex: reference)
+        }
+        if !stack.hasRoom() {
+            throw ArchiveError(
+                .depthLimit, reason: StackGuard.reason(depth: depth), byteOffset: document.offsets[reference], objectIndex: reference)
         }
     }
 

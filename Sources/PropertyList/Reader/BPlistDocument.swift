@@ -12,13 +12,22 @@ package struct BPlistDocument {
     package let offsetTableOffset: Int
     /// Marker position of every object, validated to lie in `[8, offsetTableOffset)`.
     package let offsets: [Int]
+    /// Strings longer than this many characters (ASCII bytes or UTF-16 code units) fail with `.sizeLimit`.
+    package let maximumStringLength: Int
+    /// Data objects longer than this many bytes fail with `.sizeLimit`.
+    package let maximumDataLength: Int
 
     /// Validates the header, trailer and offset table.
     ///
     /// - Throws: `ArchiveError` with `.notPropertyList`, `.truncated`, `.invalidTrailer`,
     ///   `.invalidOffset` or `.sizeLimit` (more objects than `maximumObjectCount`).
-    package init(bytes: UnsafeRawBufferPointer, maximumObjectCount: Int) throws(ArchiveError) {
+    package init(
+        bytes: UnsafeRawBufferPointer, maximumObjectCount: Int,
+        maximumStringLength: Int = .max, maximumDataLength: Int = .max
+    ) throws(ArchiveError) {
         self.bytes = bytes
+        self.maximumStringLength = maximumStringLength
+        self.maximumDataLength = maximumDataLength
         let length = bytes.count
         let header = BPlistFormat.header
         let headerLength = min(length, header.count)
@@ -188,7 +197,28 @@ package struct BPlistDocument {
                 reason: "\(Self.describe(kind, count: count)) runs past the end of the object area (byte \(offsetTableOffset))",
                 byteOffset: offset, objectIndex: index)
         }
+        if kind == .data || kind == .asciiString || kind == .utf16String {
+            try checkLength(kind, count, offset, index)
+        }
         return Object(kind: kind, marker: marker, offset: offset, payload: payload, count: count)
+    }
+
+    private func checkLength(_ kind: Object.Kind, _ count: Int, _ offset: Int, _ index: Int) throws(ArchiveError) {
+        if kind == .data {
+            guard count <= maximumDataLength else {
+                throw ArchiveError(
+                    .sizeLimit,
+                    reason: "a data object of \(count) bytes is longer than the maximum of \(maximumDataLength) (raise maximumDataLength to read it)",
+                    byteOffset: offset, objectIndex: index)
+            }
+        } else {
+            guard count <= maximumStringLength else {
+                throw ArchiveError(
+                    .sizeLimit,
+                    reason: "a string of \(count) characters is longer than the maximum of \(maximumStringLength) (raise maximumStringLength to read it)",
+                    byteOffset: offset, objectIndex: index)
+            }
+        }
     }
 
     /// Reads an escaped count: an integer object right after the marker.

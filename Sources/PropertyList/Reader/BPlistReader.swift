@@ -21,6 +21,13 @@ public struct BPlistReader: Sendable {
         public var maximumExpandedSize: Int = 1 << 24
         /// The most objects the file may declare in its trailer. Default 16,777,216; fails with `.sizeLimit`.
         public var maximumObjectCount: Int = 1 << 24
+        /// The largest input accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
+        public var maximumArchiveSize: Int = 1 << 30
+        /// The longest string accepted, in characters as stored (ASCII bytes or UTF-16 code units).
+        /// Default 268,435,456; fails with `.sizeLimit`.
+        public var maximumStringLength: Int = 1 << 28
+        /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
+        public var maximumDataLength: Int = 1 << 30
 
         public init() {}
     }
@@ -50,9 +57,24 @@ public struct BPlistReader: Sendable {
 
     /// Reads the value at the top of a binary property list held in `buffer`.
     public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
-        let document = try BPlistDocument(bytes: buffer, maximumObjectCount: options.maximumObjectCount)
+        let document = try options.document(buffer)
         var materializer = Materializer(document: document, options: options)
         return try materializer.value(at: document.topObject, depth: 0)
+    }
+}
+
+extension BPlistReader.Options {
+    /// Validates `buffer` as a document under these limits.
+    package func document(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> BPlistDocument {
+        guard buffer.count <= maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the input is \(buffer.count) bytes, more than the maximum of \(maximumArchiveSize) (raise maximumArchiveSize to read it)",
+                byteOffset: 0)
+        }
+        return try BPlistDocument(
+            bytes: buffer, maximumObjectCount: maximumObjectCount,
+            maximumStringLength: maximumStringLength, maximumDataLength: maximumDataLength)
     }
 }
 
@@ -75,6 +97,7 @@ private struct Materializer {
     /// Per key number: the serial of the last dictionary that used it.
     var stamps: [Int] = []
     var dictSerial = 0
+    let stack = StackGuard()
 
     init(document: BPlistDocument, options: BPlistReader.Options) {
         self.document = document
@@ -117,6 +140,9 @@ private struct Materializer {
                 throw ArchiveError(
                     .depthLimit, reason: "containers are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
                     byteOffset: object.offset, objectIndex: index)
+            }
+            guard stack.hasRoom() else {
+                throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth), byteOffset: object.offset, objectIndex: index)
             }
             state[index] = 1
             value = try container(object, index: index, depth: depth + 1)
