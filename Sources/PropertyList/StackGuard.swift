@@ -15,19 +15,24 @@ import Musl
 /// thread-specific slot) and leaves a reserve below the deepest level it allows, for the leaf work
 /// and the error path.
 package struct StackGuard {
-    /// The lowest stack address a recursive step may start from; 0 when the bounds are unknown.
+    /// The lowest address of the thread's stack; 0 when the bounds are unknown.
+    package let low: UInt
+    /// The lowest stack address a recursive step may start from (`low` plus the reserve).
     package let floor: UInt
 
     /// The guard for the calling thread.
     package init() {
-        floor = Self.floorForCurrentThread()
+        (low, floor) = Self.boundsForCurrentThread()
     }
 
-    /// Whether the caller's frame is still above the reserve.
+    /// Whether the caller's frame is still above the reserve. A local that does not live on the
+    /// thread's stack at all (AddressSanitizer's fake stack frames, a coroutine's own stack) says
+    /// nothing about it: the guard then lets the caller go on.
     @inline(__always)
     package func hasRoom() -> Bool {
         var marker: UInt8 = 0
-        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) } > floor
+        let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+        return address > floor || address < low
     }
 
     /// The sentence errors use when the stack, not the depth option, stopped the recursion.
@@ -42,25 +47,30 @@ package struct StackGuard {
         min(size / 4, 256 << 10)
     }
 
+    /// Thread-specific slot: a pointer to the thread's (low, floor) pair, freed with the thread.
     private static let key: pthread_key_t? = {
         var key = pthread_key_t()
-        return pthread_key_create(&key, nil) == 0 ? key : nil
+        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { $0?.deallocate() }
+        return pthread_key_create(&key, destructor) == 0 ? key : nil
     }()
 
-    private static func floorForCurrentThread() -> UInt {
-        guard let key else { return computeFloor() }
+    private static func boundsForCurrentThread() -> (low: UInt, floor: UInt) {
+        guard let key else { return computeBounds() }
         if let cached = pthread_getspecific(key) {
-            return UInt(bitPattern: cached) &- 1
+            let pair = cached.assumingMemoryBound(to: UInt.self)
+            return (pair[0], pair[1])
         }
-        let floor = computeFloor()
-        // Stored plus one so that an unknown floor (0) is still a non-nil slot.
-        _ = pthread_setspecific(key, UnsafeRawPointer(bitPattern: floor &+ 1))
-        return floor
+        let bounds = computeBounds()
+        let pair = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
+        pair[0] = bounds.low
+        pair[1] = bounds.floor
+        if pthread_setspecific(key, pair) != 0 { pair.deallocate() }
+        return bounds
     }
 
-    private static func computeFloor() -> UInt {
-        guard let (low, size) = stackBounds(), size > 0 else { return 0 }
-        return low + UInt(reserve(forStackSize: size))
+    private static func computeBounds() -> (low: UInt, floor: UInt) {
+        guard let (low, size) = stackBounds(), size > 0 else { return (0, 0) }
+        return (low, low + UInt(reserve(forStackSize: size)))
     }
 
     #if canImport(Darwin)
