@@ -99,8 +99,8 @@ extension UnarchiverCore {
     }
 
     /// The references of a list field (`NS.objects`, `NS.keys`): a bplist array of UIDs.
-    func references(_ dict: ObjectDict, _ key: String) throws -> [Int] {
-        let listRef = try requiredField(dict, key)
+    func references(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> [Int] {
+        let listRef = try requiredField(dict, key, id: id)
         let list = try document.object(at: listRef)
         guard list.kind == .array else {
             throw ArchiveError(
@@ -130,7 +130,7 @@ extension UnarchiverCore {
 
     /// The element references of an array, set or ordered set object.
     func elementReferences(_ dict: ObjectDict, className: String) throws -> [Int] {
-        guard ArchiveFormat.orderedSetClasses.contains(className) else { return try references(dict, ArchiveFormat.objectsField) }
+        guard ArchiveFormat.orderedSetClasses.contains(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
         // One pass over the keys: `NS.object.<n>` goes to slot n; the elements are slots 0, 1, … up to the first gap.
         var slots = [Int](repeating: -1, count: dict.object.count)
         let prefix = Array(ArchiveFormat.orderedSetPrefix.utf8)
@@ -239,8 +239,8 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Key: Value] {
         let (dict, _) = try unarchiver.collection(reference, classes: ArchiveFormat.dictionaryClasses, expected: "a dictionary")
         return try unarchiver.decodingValue(dict) {
-            let keyRefs = try unarchiver.references(dict, ArchiveFormat.keysField)
-            let valueRefs = try unarchiver.references(dict, ArchiveFormat.objectsField)
+            let keyRefs = try unarchiver.references(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
+            let valueRefs = try unarchiver.references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
             guard keyRefs.count == valueRefs.count else {
                 throw ArchiveError(
                     .invalidArchive, reason: "NS.keys has \(keyRefs.count) entries but NS.objects has \(valueRefs.count)",

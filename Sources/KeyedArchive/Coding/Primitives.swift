@@ -45,18 +45,27 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
         let (object, index) = try unarchiver.scalar(reference, expected: "an integer")
         guard object.kind == .int else { throw unarchiver.mismatch("an integer (\(I.self))", reference) }
-        let value = try unarchiver.document.integer(object, index: index)
-        let converted: I? =
-            switch value {
-            case .uint(let v): I(exactly: v)
-            case .int(let v): I(exactly: v)
-            default: nil
+        let (bits, aboveInt64) = try unarchiver.document.integerBits(object, index: index)
+        // Range checks on the 64-bit value, so no `Optional<I>` is needed per value.
+        let fits: Bool
+        if aboveInt64 {
+            fits = !I.isSigned && I.bitWidth >= 64
+        } else {
+            let value = Int64(bitPattern: bits)
+            if I.bitWidth >= 64 {
+                fits = I.isSigned || value >= 0
+            } else if I.isSigned {
+                fits = value >= Int64(truncatingIfNeeded: I.min) && value <= Int64(truncatingIfNeeded: I.max)
+            } else {
+                fits = value >= 0 && value <= Int64(truncatingIfNeeded: I.max)
             }
-        guard let converted else {
-            throw ArchiveError(
-                .typeMismatch, reason: "the integer \(value.plistJSON) does not fit \(I.self)", byteOffset: object.offset, objectIndex: index)
         }
-        return converted
+        guard fits else {
+            let text = aboveInt64 ? String(bits) : String(Int64(bitPattern: bits))
+            throw ArchiveError(
+                .typeMismatch, reason: "the integer \(text) does not fit \(I.self)", byteOffset: object.offset, objectIndex: index)
+        }
+        return I(truncatingIfNeeded: bits)
     }
 }
 
@@ -192,8 +201,10 @@ extension UnarchiverCore {
         return dict
     }
 
-    func requiredField(_ dict: ObjectDict, _ key: String) throws -> Int {
-        guard let reference = try value(in: dict, escapedKey: key) else {
+    func requiredField(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> Int {
+        var hint = 0
+        let found = try id.map { try value(in: dict, keyID: $0, hint: &hint) } ?? value(in: dict, escapedKey: key)
+        guard let reference = found else {
             throw ArchiveError(
                 .keyNotFound, reason: "the \(key) entry is missing", byteOffset: dict.object.offset, objectIndex: dict.index)
         }
@@ -213,7 +224,7 @@ final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
             return Date(timeIntervalSinceReferenceDate: unarchiver.document.double(object))
         }
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.dateClass], expected: "a date")
-        let time = try unarchiver.requiredField(dict, ArchiveFormat.timeField)
+        let time = try unarchiver.requiredField(dict, ArchiveFormat.timeField, id: ArchiveKeyIDs.timeKey)
         return Date(timeIntervalSinceReferenceDate: try withKeyPath(ArchiveFormat.timeField) { try DoubleCoder().decode(time, unarchiver) })
     }
 }

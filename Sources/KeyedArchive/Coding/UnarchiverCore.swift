@@ -15,9 +15,9 @@ final class UnarchiverCore {
     let top: [(key: String, reference: Int)]
     var coders = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
-    var instances: [Int: AnyObject] = [:]
+    let instances: Column<AnyObject?>
     /// UIDs being decoded now, to catch cycles through values.
-    var inProgress: Set<Int> = []
+    let inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
     private(set) var registrations: [Int] = []
     var classMap: [String: Any.Type] = [:]
@@ -25,7 +25,11 @@ final class UnarchiverCore {
         didSet { registeredByName = nil }
     }
     private var registeredByName: [String: Any.Type]?
-    private var classCache: [Int: ClassDescription] = [:]
+    /// Per UID: 1 + the position of its class description in `classDescriptions`, or 0.
+    private let classSlots: Column<Int32>
+    private var classDescriptions: [ClassDescription] = []
+    /// Per bplist object index: the `ArchiveKeyIDs` number of a key string, -1 for none, -2 not yet looked up.
+    private let keyIDs: Column<Int32>
     var depth = 0
     var decodedCount = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
@@ -44,8 +48,11 @@ final class UnarchiverCore {
                 .sizeLimit,
                 reason: "the archive is \(bytes.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
         }
-        storage = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        if bytes.withContiguousStorageIfAvailable({ storage.copyMemory(from: UnsafeRawBufferPointer($0)) }) == nil {
+            _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        }
+        self.storage = storage
         do {
             let document = try BPlistDocument(
                 bytes: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]),
@@ -53,13 +60,23 @@ final class UnarchiverCore {
                 maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
             self.document = document
             (objects, top) = try Self.readTop(document)
+            instances = Column(count: objects.count, repeating: nil)
+            inProgress = UIDSet(count: objects.count)
+            classSlots = Column(count: objects.count, repeating: 0)
+            keyIDs = Column(count: document.objectCount, repeating: -2)
         } catch {
             storage.deallocate()
             throw error
         }
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        instances.free()
+        inProgress.free()
+        classSlots.free()
+        keyIDs.free()
+    }
 
     private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> ([Int], [(String, Int)]) {
         let rootIndex = document.topObject
@@ -167,26 +184,38 @@ final class UnarchiverCore {
         return nil
     }
 
-    /// The value reference of a key given as UTF-8 bytes, searching from `hint` (the position after
-    /// the previous match), so fields read in archive order cost one comparison each.
-    func value(in dict: ObjectDict, utf8Key: [UInt8], hint: inout Int) throws(ArchiveError) -> Int? {
+    /// The value reference of the key numbered `keyID` (see ``ArchiveKeyIDs``), searching from
+    /// `hint` (the position after the previous match), so fields read in archive order cost one
+    /// integer comparison each.
+    func value(in dict: ObjectDict, keyID: Int32, hint: inout Int) throws(ArchiveError) -> Int? {
         let count = dict.object.count
-        guard count > 0 else { return nil }
-        let result = utf8Key.withUnsafeBufferPointer { key in
-            Result { () throws(ArchiveError) -> Int? in
-                var i = hint < count ? hint : 0
-                for _ in 0..<count {
-                    if try keyMatches(try document.reference(dict.object, i, index: dict.index), key) {
-                        hint = i + 1
-                        return try document.reference(dict.object, count + i, index: dict.index)
-                    }
-                    i = i + 1 == count ? 0 : i + 1
-                }
-                return nil
+        var i = hint < count ? hint : 0
+        for _ in 0..<count {
+            if try self.keyID(ofObject: try document.reference(dict.object, i, index: dict.index)) == keyID {
+                hint = i + 1
+                return try document.reference(dict.object, count + i, index: dict.index)
             }
+            i = i + 1 == count ? 0 : i + 1
         }
-        return try result.get()
+        return nil
     }
+
+    /// The key number of the string object at `index`: looked up once per key object.
+    @inline(__always)
+    private func keyID(ofObject index: Int) throws(ArchiveError) -> Int32 {
+        let known = keyIDs[index]
+        if known != -2 { return known }
+        return try lookUpKeyID(index)
+    }
+
+    private func lookUpKeyID(_ index: Int) throws(ArchiveError) -> Int32 {
+        let key = try document.object(at: index)
+        let id: Int32 =
+            key.kind == .asciiString || key.kind == .utf16String ? ArchiveKeyIDs.existingID(for: try document.string(key, index: index)) : -1
+        keyIDs[index] = id
+        return id
+    }
+
 
     private func keyMatches(_ keyRef: Int, _ utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Bool {
         let key = try document.object(at: keyRef)
@@ -227,7 +256,8 @@ final class UnarchiverCore {
                 byteOffset: object.offset, objectIndex: index)
         }
         let dict = ObjectDict(object: object, index: index, uid: uid)
-        guard let classRef = try value(in: dict, escapedKey: ArchiveFormat.classKey) else { return nil }
+        var hint = 0
+        guard let classRef = try value(in: dict, keyID: ArchiveKeyIDs.classKey, hint: &hint) else { return nil }
         let classObject = try document.object(at: classRef)
         guard classObject.kind == .uid else {
             throw ArchiveError(
@@ -240,7 +270,7 @@ final class UnarchiverCore {
         guard case .object(let uid, let object, let index) = try target(classRef) else {
             throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: document.offsets[classRef], objectIndex: classRef)
         }
-        if let cached = classCache[uid] { return cached }
+        if classSlots[uid] > 0 { return classDescriptions[Int(classSlots[uid]) - 1] }
         func bad(_ reason: String) -> ArchiveError {
             ArchiveError(.invalidArchive, reason: reason, byteOffset: object.offset, objectIndex: index)
         }
@@ -269,7 +299,8 @@ final class UnarchiverCore {
             }
         }
         let description = ClassDescription(name: try document.string(nameObject, index: nameRef), classes: classes)
-        classCache[uid] = description
+        classDescriptions.append(description)
+        classSlots[uid] = Int32(classDescriptions.count)
         return description
     }
 

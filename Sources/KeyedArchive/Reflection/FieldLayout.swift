@@ -13,6 +13,8 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
         let escapedKey: String
         /// `escapedKey` as UTF-8, for lookups straight against the archive's bytes.
         let utf8Key: [UInt8]
+        /// `escapedKey`'s number in ``ArchiveKeyIDs``.
+        let keyID: Int32
         let offset: Int
         let coder: TypeCoder
         let isVar: Bool
@@ -86,7 +88,7 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
             fields.append(
                 Field(
                     storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
-                    utf8Key: Array(ArchiveFormat.escape(key).utf8), offset: info.offset, coder: coder, isVar: info.isVar))
+                    utf8Key: Array(ArchiveFormat.escape(key).utf8), keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar))
         }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],

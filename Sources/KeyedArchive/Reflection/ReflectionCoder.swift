@@ -88,7 +88,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         var hint = 0
         for field in layout.fields {
             // A field the archive lacks keeps the value init() gave it.
-            guard let reference = try unarchiver.value(in: dict, utf8Key: field.utf8Key, hint: &hint) else { continue }
+            guard let reference = try unarchiver.value(in: dict, keyID: field.keyID, hint: &hint) else { continue }
             try withKeyPath(field.key) { try field.coder.decodeField(reference, at: base + field.offset, unarchiver) }
         }
     }

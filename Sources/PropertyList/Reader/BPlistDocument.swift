@@ -114,9 +114,16 @@ package struct BPlistDocument {
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
     @inline(__always)
     package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for i in offset..<(offset + width) { value = value << 8 | UInt64(bytes[i]) }
-        return value
+        switch width {
+        case 1: return UInt64(bytes[offset])
+        case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for i in offset..<(offset + width) { value = value << 8 | UInt64(bytes[i]) }
+            return value
+        }
     }
 
     // MARK: Objects
@@ -146,6 +153,7 @@ package struct BPlistDocument {
         var payload = offset + 1
         var count: Int
         var unit = 1
+        var lengthLimit = Int.max
         switch marker >> 4 {
         case 0x0:
             switch marker {
@@ -170,9 +178,9 @@ package struct BPlistDocument {
             count = 8
         case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
             switch marker >> 4 {
-            case 0x4: kind = .data
-            case 0x5: kind = .asciiString
-            case 0x6: kind = .utf16String; unit = 2
+            case 0x4: kind = .data; lengthLimit = maximumDataLength
+            case 0x5: kind = .asciiString; lengthLimit = maximumStringLength
+            case 0x6: kind = .utf16String; unit = 2; lengthLimit = maximumStringLength
             case 0xA: kind = .array; unit = refSize
             case 0xC: kind = .set; unit = refSize
             default: kind = .dict; unit = refSize * 2
@@ -197,28 +205,16 @@ package struct BPlistDocument {
                 reason: "\(Self.describe(kind, count: count)) runs past the end of the object area (byte \(offsetTableOffset))",
                 byteOffset: offset, objectIndex: index)
         }
-        if kind == .data || kind == .asciiString || kind == .utf16String {
-            try checkLength(kind, count, offset, index)
-        }
+        if count > lengthLimit { throw lengthError(kind, count, offset, index) }
         return Object(kind: kind, marker: marker, offset: offset, payload: payload, count: count)
     }
 
-    private func checkLength(_ kind: Object.Kind, _ count: Int, _ offset: Int, _ index: Int) throws(ArchiveError) {
-        if kind == .data {
-            guard count <= maximumDataLength else {
-                throw ArchiveError(
-                    .sizeLimit,
-                    reason: "a data object of \(count) bytes is longer than the maximum of \(maximumDataLength) (raise maximumDataLength to read it)",
-                    byteOffset: offset, objectIndex: index)
-            }
-        } else {
-            guard count <= maximumStringLength else {
-                throw ArchiveError(
-                    .sizeLimit,
-                    reason: "a string of \(count) characters is longer than the maximum of \(maximumStringLength) (raise maximumStringLength to read it)",
-                    byteOffset: offset, objectIndex: index)
-            }
-        }
+    private func lengthError(_ kind: Object.Kind, _ count: Int, _ offset: Int, _ index: Int) -> ArchiveError {
+        let reason =
+            kind == .data
+            ? "a data object of \(count) bytes is longer than the maximum of \(maximumDataLength) (raise maximumDataLength to read it)"
+            : "a string of \(count) characters is longer than the maximum of \(maximumStringLength) (raise maximumStringLength to read it)"
+        return ArchiveError(.sizeLimit, reason: reason, byteOffset: offset, objectIndex: index)
     }
 
     /// Reads an escaped count: an integer object right after the marker.
@@ -262,20 +258,28 @@ package struct BPlistDocument {
     // MARK: Scalars
 
     package func integer(_ object: Object, index: Int) throws(ArchiveError) -> PlistValue {
-        switch object.count {
-        case 16:
-            let high = Self.bigEndian(bytes, at: object.payload, width: 8)
-            let low = Self.bigEndian(bytes, at: object.payload + 8, width: 8)
-            if high == 0 { return low <= UInt64(Int64.max) ? .int(Int64(low)) : .uint(low) }
-            if high == .max, low > UInt64(Int64.max) { return .int(Int64(bitPattern: low)) }
-            throw ArchiveError(
-                .invalidMarker, reason: "a 16-byte integer whose value fits neither Int64 nor UInt64",
-                byteOffset: object.offset, objectIndex: index)
-        case 8:
-            return .int(Int64(bitPattern: Self.bigEndian(bytes, at: object.payload, width: 8)))
-        default:
-            return .int(Int64(Self.bigEndian(bytes, at: object.payload, width: object.count)))
+        let (bits, aboveInt64) = try integerBits(object, index: index)
+        return aboveInt64 ? .uint(bits) : .int(Int64(bitPattern: bits))
+    }
+
+    /// An integer object's value: the bit pattern of an `Int64`, or (`aboveInt64`) a `UInt64` above `Int64.max`.
+    @inline(__always)
+    package func integerBits(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
+        if object.count <= 8 {
+            // 1, 2 and 4 bytes are unsigned, 8 signed: either way the bit pattern of the Int64.
+            return (Self.bigEndian(bytes, at: object.payload, width: object.count), false)
         }
+        return try wideInteger(object, index: index)
+    }
+
+    private func wideInteger(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
+        let high = Self.bigEndian(bytes, at: object.payload, width: 8)
+        let low = Self.bigEndian(bytes, at: object.payload + 8, width: 8)
+        if high == 0 { return (low, low > UInt64(Int64.max)) }
+        if high == .max, low > UInt64(Int64.max) { return (low, false) }
+        throw ArchiveError(
+            .invalidMarker, reason: "a 16-byte integer whose value fits neither Int64 nor UInt64",
+            byteOffset: object.offset, objectIndex: index)
     }
 
     package func real(_ object: Object) -> PlistValue {
