@@ -378,3 +378,30 @@ struct ReflectionTests {
         #expect(try ZooArchive.decode(ZooUnderscored.self, from: data)._secret == 1)
     }
 }
+
+struct LateKeyInner: Archivable, Equatable {
+    var zzLateKeyField = 0
+}
+
+struct LateKeyOuter: Archivable, Equatable {
+    var a = 0
+    var inner = LateKeyInner()
+}
+
+/// Field keys are matched by number, and an archive key no field used yet is remembered as a
+/// miss. A key first passed over as unknown (an extra key of the outer object, from a newer
+/// schema) must still match once a later-built layout uses it (the inner object's field).
+@Test("A key first met as unknown still matches a field of a layout built later")
+func keyFirstMetAsUnknownMatchesLater() throws {
+    let outerName = String(reflecting: LateKeyOuter.self)
+    let innerName = String(reflecting: LateKeyInner.self)
+    let data = try ZooArchive.archive(objects: [
+        "$null",
+        .dict(["$class": .uid(2), "zzLateKeyField": 7, "a": 5, "inner": .uid(3)]),
+        ZooArchive.classDescription(outerName),
+        .dict(["$class": .uid(4), "zzLateKeyField": 9]),
+        ZooArchive.classDescription(innerName),
+    ])
+    let decoded = try ZooArchive.decode(LateKeyOuter.self, from: data)
+    #expect(decoded == LateKeyOuter(a: 5, inner: LateKeyInner(zzLateKeyField: 9)))
+}

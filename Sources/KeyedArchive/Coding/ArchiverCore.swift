@@ -7,27 +7,71 @@ import PropertyList
 /// Values are encoded straight into the table: a coded object reserves its `$objects`
 /// slot (its UID) before its fields, so shared instances and cycles resolve to one UID.
 final class ArchiverCore {
-    var table = BPlistTable()
+    private let _table = Unchecked<BPlistTable>(BPlistTable())
+    var table: BPlistTable {
+        unsafeAddress { _table.address }
+        unsafeMutableAddress { _table.mutableAddress }
+    }
     /// `$objects`: the table index of each UID's object.
-    var objects: [Int] = []
+    private let _objects = Unchecked<[Int]>([])
+    var objects: [Int] {
+        unsafeAddress { _objects.address }
+        unsafeMutableAddress { _objects.mutableAddress }
+    }
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
-    private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
+    private let _identities = Unchecked<[ObjectIdentifier: (uid: Int, object: AnyObject)]>([:])
+    private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] {
+        unsafeAddress { _identities.address }
+        unsafeMutableAddress { _identities.mutableAddress }
+    }
     /// Raw plist values already in `$objects`: the UID per table index (0 = none yet).
-    private var rawUIDs: [Int32] = []
+    private let _rawUIDs = Unchecked<[Int32]>([])
+    private var rawUIDs: [Int32] {
+        unsafeAddress { _rawUIDs.address }
+        unsafeMutableAddress { _rawUIDs.mutableAddress }
+    }
     /// Class description UIDs by class name.
-    private var classUIDs: [String: Int] = [:]
+    private let _classUIDs = Unchecked<[String: Int]>([:])
+    private var classUIDs: [String: Int] {
+        unsafeAddress { _classUIDs.address }
+        unsafeMutableAddress { _classUIDs.mutableAddress }
+    }
     /// The table index of each UID object made so far, by UID value (-1 = none yet).
-    private var uidIndices: [Int] = []
+    private let _uidIndices = Unchecked<[Int]>([])
+    private var uidIndices: [Int] {
+        unsafeAddress { _uidIndices.address }
+        unsafeMutableAddress { _uidIndices.mutableAddress }
+    }
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
     let classKeyIndex: Int
-    private var fieldKeyIndices: [ObjectIdentifier: [Int]] = [:]
+    private let _fieldKeyIndices = Unchecked<[ObjectIdentifier: [Int]]>([:])
+    private var fieldKeyIndices: [ObjectIdentifier: [Int]] {
+        unsafeAddress { _fieldKeyIndices.address }
+        unsafeMutableAddress { _fieldKeyIndices.mutableAddress }
+    }
     var classNames: [ObjectIdentifier: String] = [:]
-    var coders = CoderCache()
+    private let _coders = Unchecked<CoderCache>(CoderCache())
+    var coders: CoderCache {
+        unsafeAddress { _coders.address }
+        unsafeMutableAddress { _coders.mutableAddress }
+    }
     /// Field key table indices per object being built (a stack shared by nested objects).
-    private var fieldKeys: [Int] = []
-    private var fieldValues: [Int] = []
+    private let _fieldKeys = Unchecked<[Int]>([])
+    private var fieldKeys: [Int] {
+        unsafeAddress { _fieldKeys.address }
+        unsafeMutableAddress { _fieldKeys.mutableAddress }
+    }
+    private let _fieldValues = Unchecked<[Int]>([])
+    private var fieldValues: [Int] {
+        unsafeAddress { _fieldValues.address }
+        unsafeMutableAddress { _fieldValues.mutableAddress }
+    }
     /// Instances currently being encoded by a strategy that cannot express cycles.
-    private var inProgress: Set<ObjectIdentifier> = []
+    private let _inProgress = Unchecked<Set<ObjectIdentifier>>([])
+    private var inProgress: Set<ObjectIdentifier> {
+        unsafeAddress { _inProgress.address }
+        unsafeMutableAddress { _inProgress.mutableAddress }
+    }
     /// Conditional references waiting for the end of the archive.
     private var conditionals: [PendingObject] = []
     /// Objects whose fields include a conditional reference, finished at the end.
@@ -38,22 +82,53 @@ final class ArchiverCore {
         /// Positions in `values` holding an instance identity to resolve, or drop.
         var conditional: [(position: Int, identity: ObjectIdentifier)]
     }
-    private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] = []
-    var depth = 0
+    private let _currentConditionals = Unchecked<[[(position: Int, identity: ObjectIdentifier, object: AnyObject)]]>([])
+    private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] {
+        unsafeAddress { _currentConditionals.address }
+        unsafeMutableAddress { _currentConditionals.mutableAddress }
+    }
+    private let _depth = Unchecked<Int>(0)
+    var depth: Int {
+        unsafeAddress { _depth.address }
+        unsafeMutableAddress { _depth.mutableAddress }
+    }
     /// Stops the recursion before the current thread's stack runs out; set per top-level encode.
     var stack = StackGuard()
     /// Coded objects nested deeper than this fail with `.depthLimit` (the unarchiver's default too).
     var maximumDepth = 512
     /// Instances registered, in order, so a failed top-level encode can take them back.
-    private var registrations: [ObjectIdentifier] = []
+    private let _registrations = Unchecked<[ObjectIdentifier]>([])
+    private var registrations: [ObjectIdentifier] {
+        unsafeAddress { _registrations.address }
+        unsafeMutableAddress { _registrations.mutableAddress }
+    }
 
     let nullIndex: Int
 
+    deinit {
+        _table.free()
+        _objects.free()
+        _identities.free()
+        _rawUIDs.free()
+        _classUIDs.free()
+        _uidIndices.free()
+        _fieldKeyIndices.free()
+        _coders.free()
+        _fieldKeys.free()
+        _fieldValues.free()
+        _inProgress.free()
+        _currentConditionals.free()
+        _depth.free()
+        _registrations.free()
+        _frameStarts.free()
+    }
+
     init() {
-        _ = table.reserve()  // index 0: the top dictionary
-        nullIndex = table.add(string: ArchiveFormat.null)
+        let table = _table.mutableAddress
+        _ = table.pointee.reserve()  // index 0: the top dictionary
+        nullIndex = table.pointee.add(string: ArchiveFormat.null)
+        classKeyIndex = table.pointee.add(string: ArchiveFormat.classKey)
         objects.append(nullIndex)
-        classKeyIndex = table.add(string: ArchiveFormat.classKey)
     }
 
     // MARK: UIDs and raw values
@@ -166,7 +241,11 @@ final class ArchiverCore {
         }
     }
 
-    private var frameStarts: [Int] = []
+    private let _frameStarts = Unchecked<[Int]>([])
+    private var frameStarts: [Int] {
+        unsafeAddress { _frameStarts.address }
+        unsafeMutableAddress { _frameStarts.mutableAddress }
+    }
     private var fieldStartOfCurrent: Int { frameStarts.last ?? 0 }
 
     /// Opens the field list of `frame`; call before adding its fields.

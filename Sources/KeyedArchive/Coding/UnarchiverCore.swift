@@ -13,13 +13,21 @@ final class UnarchiverCore {
     let objects: [Int]
     /// `$top` key → value reference (a bplist object index, normally a UID).
     let top: [(key: String, reference: Int)]
-    var coders = CoderCache()
+    private let _coders = Unchecked<CoderCache>(CoderCache())
+    var coders: CoderCache {
+        unsafeAddress { _coders.address }
+        unsafeMutableAddress { _coders.mutableAddress }
+    }
     /// Class instances by UID, registered before their fields are decoded.
     let instances: Column<AnyObject?>
     /// UIDs being decoded now, to catch cycles through values.
     let inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
-    private(set) var registrations: [Int] = []
+    private let _registrations = Unchecked<[Int]>([])
+    var registrations: [Int] {
+        unsafeAddress { _registrations.address }
+        unsafeMutableAddress { _registrations.mutableAddress }
+    }
     var classMap: [String: Any.Type] = [:]
     var registered: [Any.Type] = [] {
         didSet { registeredByName = nil }
@@ -27,11 +35,24 @@ final class UnarchiverCore {
     private var registeredByName: [String: Any.Type]?
     /// Per UID: 1 + the position of its class description in `classDescriptions`, or 0.
     private let classSlots: Column<Int32>
-    private var classDescriptions: [ClassDescription] = []
-    /// Per bplist object index: the `ArchiveKeyIDs` number of a key string, -1 for none, -2 not yet looked up.
+    private let _classDescriptions = Unchecked<[ClassDescription]>([])
+    private var classDescriptions: [ClassDescription] {
+        unsafeAddress { _classDescriptions.address }
+        unsafeMutableAddress { _classDescriptions.mutableAddress }
+    }
+    /// Per bplist object index: the `ArchiveKeyIDs` number of a key string (≥ 0); `-2 - n` when it
+    /// had none while `n` numbers existed; `Int32.min` when not looked up yet.
     private let keyIDs: Column<Int32>
-    var depth = 0
-    var decodedCount = 0
+    private let _depth = Unchecked<Int>(0)
+    var depth: Int {
+        unsafeAddress { _depth.address }
+        unsafeMutableAddress { _depth.mutableAddress }
+    }
+    private let _decodedCount = Unchecked<Int>(0)
+    var decodedCount: Int {
+        unsafeAddress { _decodedCount.address }
+        unsafeMutableAddress { _decodedCount.mutableAddress }
+    }
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
     var stack = StackGuard()
     let options: KeyedUnarchiver.Options
@@ -63,7 +84,7 @@ final class UnarchiverCore {
             instances = Column(count: objects.count, repeating: nil)
             inProgress = UIDSet(count: objects.count)
             classSlots = Column(count: objects.count, repeating: 0)
-            keyIDs = Column(count: document.objectCount, repeating: -2)
+            keyIDs = Column(count: document.objectCount, repeating: .min)
         } catch {
             storage.deallocate()
             throw error
@@ -76,6 +97,11 @@ final class UnarchiverCore {
         inProgress.free()
         classSlots.free()
         keyIDs.free()
+        _coders.free()
+        _registrations.free()
+        _classDescriptions.free()
+        _depth.free()
+        _decodedCount.free()
     }
 
     private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> ([Int], [(String, Int)]) {
@@ -204,15 +230,20 @@ final class UnarchiverCore {
     @inline(__always)
     private func keyID(ofObject index: Int) throws(ArchiveError) -> Int32 {
         let known = keyIDs[index]
-        if known != -2 { return known }
+        if known >= 0 { return known }
+        if known != .min, -2 - known == ArchiveKeyIDs.count { return -1 }
         return try lookUpKeyID(index)
     }
 
     private func lookUpKeyID(_ index: Int) throws(ArchiveError) -> Int32 {
         let key = try document.object(at: index)
-        let id: Int32 =
-            key.kind == .asciiString || key.kind == .utf16String ? ArchiveKeyIDs.existingID(for: try document.string(key, index: index)) : -1
-        keyIDs[index] = id
+        let count = ArchiveKeyIDs.count
+        guard key.kind == .asciiString || key.kind == .utf16String else {
+            keyIDs[index] = -2 - count
+            return -1
+        }
+        let id = ArchiveKeyIDs.existingID(for: try document.string(key, index: index))
+        keyIDs[index] = id >= 0 ? id : -2 - count
         return id
     }
 
