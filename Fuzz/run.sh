@@ -18,7 +18,7 @@ FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile) ;;
 *) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile)" >&2; exit 2 ;;
 esac
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=${DETECT_LEAKS:-0}}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=${DETECT_LEAKS:-0}:detect_stack_use_after_return=0}"
 nice_level="${NICE:-10}"
 cd "$here"
 # SwiftPM passes `-sanitize=fuzzer` and `-sanitize=address` as two options, in an order that

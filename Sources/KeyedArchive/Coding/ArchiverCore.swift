@@ -111,6 +111,7 @@ final class ArchiverCore {
         _identities.free()
         _rawUIDs.free()
         _classUIDs.free()
+        _recentClassUIDs.free()
         _uidIndices.free()
         _fieldKeyIndices.free()
         _coders.free()
@@ -266,8 +267,8 @@ final class ArchiverCore {
     }
 
     /// Finishes the object: `$class` first, then its fields in the order added.
-    func endObject(_ frame: ObjectFrame, className: String, classes: [String]) {
-        let classReference = uid(classUID(className, classes: classes))
+    func endObject(_ frame: ObjectFrame, className: String, classes: @autoclosure () -> [String]) {
+        let classReference = uid(classUID(className, classes: classes()))
         frameStarts.removeLast()
         let pending = currentConditionals.removeLast()
         if pending.isEmpty {
@@ -299,10 +300,16 @@ final class ArchiverCore {
     }
 
     /// The UID of the class description `{$classname, $classes}`, added on first use.
-    func classUID(_ name: String, classes: [String]) -> Int {
-        if let existing = classUIDs[name] { return existing }
+    func classUID(_ name: String, classes: @autoclosure () -> [String]) -> Int {
+        // An archive has few classes: a short list compared by `==` (which is immediate for the
+        // same string storage, as class names from one layout are) beats hashing the name.
+        if classUIDs.isEmpty {
+            for entry in recentClassUIDs where entry.name == name { return entry.uid }
+        } else if let existing = classUIDs[name] {
+            return existing
+        }
         let container = table.beginContainer()
-        for chainName in classes { table.appendReference(table.add(string: chainName)) }
+        for chainName in classes() { table.appendReference(table.add(string: chainName)) }
         table.endArray(container)
         let slot = table.reserve()
         table.setDict(
@@ -310,8 +317,20 @@ final class ArchiverCore {
             keys: [table.add(string: ArchiveFormat.classNameKey), table.add(string: ArchiveFormat.classesKey)],
             values: [table.add(string: name), container.index])
         objects.append(slot)
-        classUIDs[name] = objects.count - 1
-        return objects.count - 1
+        let uid = objects.count - 1
+        if classUIDs.isEmpty, recentClassUIDs.count < 16 {
+            recentClassUIDs.append((name, uid))
+        } else {
+            if classUIDs.isEmpty { for entry in recentClassUIDs { classUIDs[entry.name] = entry.uid } }
+            classUIDs[name] = uid
+        }
+        return uid
+    }
+    /// The first 16 class descriptions; after that, `classUIDs` holds them all.
+    private let _recentClassUIDs = Unchecked<[(name: String, uid: Int)]>([])
+    private var recentClassUIDs: [(name: String, uid: Int)] {
+        unsafeAddress { _recentClassUIDs.address }
+        unsafeMutableAddress { _recentClassUIDs.mutableAddress }
     }
 
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.

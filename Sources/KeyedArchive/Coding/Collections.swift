@@ -34,15 +34,18 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 
 extension ArchiverCore {
     /// Writes `{$class: NSArray-like, NS.objects: [UID…]}` from already ordered elements.
-    func encodeList<E>(_ elements: some Sequence<E>, coder: TypedCoder<E>, className: String) throws -> Int {
+    func encodeList<E>(_ elements: [E], coder: TypedCoder<E>, className: String) throws -> Int {
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
         openFields(frame)
         do {
             let container = table.beginContainer()
-            for (i, element) in elements.enumerated() {
-                table.appendReference(try withKeyPath("[\(i)]") { try coder.encode(element, inline: false, self) })
+            // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
+            try elements.withUnsafeBufferPointer { buffer in
+                for i in 0..<buffer.count {
+                    table.appendReference(try withKeyPath("[\(i)]") { try coder.encode(buffer[i], inline: false, self) })
+                }
             }
             table.endArray(container)
             addField(ArchiveFormat.objectsField, value: container.index)
@@ -181,8 +184,8 @@ final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
             var elements: [Element] = []
             let refs = try unarchiver.elementReferences(dict, className: className)
             elements.reserveCapacity(refs.count)
-            for (i, ref) in refs.enumerated() {
-                elements.append(try withKeyPath("[\(i)]") { try coder.decode(ref, unarchiver) })
+            for i in 0..<refs.count {
+                elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], unarchiver) })
             }
             return elements
         }
@@ -248,9 +251,9 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
             }
             var result: [Key: Value] = [:]
             result.reserveCapacity(keyRefs.count)
-            for (i, (keyRef, valueRef)) in zip(keyRefs, valueRefs).enumerated() {
-                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRef, unarchiver) }
-                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRef, unarchiver) }
+            for i in 0..<keyRefs.count {
+                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRefs[i], unarchiver) }
+                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRefs[i], unarchiver) }
                 guard result.updateValue(value, forKey: key) == nil else {
                     throw ArchiveError(
                         .invalidArchive, reason: "the dictionary has the key \(key) twice",

@@ -35,12 +35,12 @@ package struct BPlistTable {
     package private(set) var refs: [Int] = []
     private var scratch: [Int] = []
 
-    private var ints: [Int64: Int] = [:]
+    private var ints = WordIndex()
     private var uints: [UInt64: Int] = [:]
-    private var reals: [UInt64: Int] = [:]
+    private var reals = WordIndex()
     private var floats: [UInt32: Int] = [:]
-    private var dates: [UInt64: Int] = [:]
-    private var strings: [ExactString: Int] = [:]
+    private var dates = WordIndex()
+    private var stringIndex = StringIndex()
     private var datas: [ExactBytes: Int] = [:]
     private var uids: [UInt64: Int] = [:]
     private var bools: (Int?, Int?) = (nil, nil)
@@ -89,7 +89,9 @@ package struct BPlistTable {
     }
 
     package mutating func add(int value: Int64) -> Int {
-        Self.unique(&ints, &objects, value, .int(value))
+        let index = ints.index(of: UInt64(bitPattern: value), candidate: objects.count)
+        if index == objects.count { objects.append(.int(value)) }
+        return index
     }
 
     /// An unsigned integer; values up to `Int64.max` are the same object as the equal `Int64`.
@@ -102,7 +104,9 @@ package struct BPlistTable {
     }
 
     package mutating func add(real value: Double) -> Int {
-        Self.unique(&reals, &objects, value.bitPattern, .real(value))
+        let index = reals.index(of: value.bitPattern, candidate: objects.count)
+        if index == objects.count { objects.append(.real(value)) }
+        return index
     }
 
     package mutating func add(float value: Float) -> Int {
@@ -110,11 +114,28 @@ package struct BPlistTable {
     }
 
     package mutating func add(date value: Double) -> Int {
-        Self.unique(&dates, &objects, value.bitPattern, .date(value))
+        let index = dates.index(of: value.bitPattern, candidate: objects.count)
+        if index == objects.count { objects.append(.date(value)) }
+        return index
     }
 
     package mutating func add(string value: String) -> Int {
-        Self.unique(&strings, &objects, ExactString(value), .string(value))
+        var value = value
+        let candidate = objects.count
+        let index = Self.lookUp(&value, candidate: candidate, in: &stringIndex, objects: objects)
+        if index == candidate { objects.append(.string(value)) }
+        return index
+    }
+
+    /// Kept apart from `add(string:)` so the borrowed `objects` is released before it appends.
+    @inline(__always)
+    private static func lookUp(_ value: inout String, candidate: Int, in index: inout StringIndex, objects: [Object]) -> Int {
+        value.withUTF8 { utf8 in
+            index.index(of: utf8, candidate: candidate) { at in
+                guard case .string(let stored) = objects[at] else { preconditionFailure("the string index points at a non-string") }
+                return stored
+            }
+        }
     }
 
     package mutating func add(data value: [UInt8]) -> Int {
