@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import PropertyList
+import TestSupport
 import Testing
 
 /// A model with a long string and a data field, for the length limits.
@@ -13,8 +14,9 @@ struct LimitNote: Archivable, Equatable {
 /// to exactly what it needs and fails with the documented code one below.
 @Suite("Unarchiver limits at their boundaries")
 struct LimitBoundaryTests {
+    /// Decodes on a 64 MiB stack, so nesting up to the default depth limit never meets the stack guard.
     private func decode<T>(_ type: T.Type, _ data: Data, _ options: KeyedUnarchiver.Options) throws -> T {
-        try KeyedUnarchiver(forReadingFrom: data, options: options).decode(type, forKey: "root")
+        try onThread(stackSize: deepStack) { try KeyedUnarchiver(forReadingFrom: data, options: options).decode(type, forKey: "root") }
     }
 
     private func error<T>(_ type: T.Type, _ data: Data, _ options: KeyedUnarchiver.Options) throws -> ArchiveError {

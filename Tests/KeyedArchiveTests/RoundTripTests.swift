@@ -1,6 +1,7 @@
 import Foundation
 import KeyedArchive
 import PropertyList
+import TestSupport
 import Testing
 
 /// A large object shared by many Set members.
@@ -820,13 +821,15 @@ struct RoundTripTests {
         #expect(refused.code == .depthLimit)
         let archiver = KeyedArchiver()
         archiver.maximumDepth = 700
-        try archiver.encode(head, forKey: "root")
+        try onThread(stackSize: deepStack) { try archiver.encode(head, forKey: "root") }
         let data = archiver.encodedData
         let error = try #require(ZooArchive.decodeError(ZooNode.self, from: data))
         #expect(error.code == .depthLimit)
         var options = KeyedUnarchiver.Options()
         options.maximumDepth = 700
-        let back = try KeyedUnarchiver(forReadingFrom: data, options: options).decode(ZooNode.self, forKey: "root")
+        let back = try onThread(stackSize: deepStack) {
+            try KeyedUnarchiver(forReadingFrom: data, options: options).decode(ZooNode.self, forKey: "root")
+        }
         defer { zooUnlink(back) }
         #expect(back.next?.next?.name == "2")
     }

@@ -282,10 +282,11 @@ struct ReaderErrorModelTests {
     @Test("512 nested arrays read with the default limit; 513 fail with depthLimit at the 513th")
     func defaultDepthLimitIs512() throws {
         let ok = try BPlistWriter().write(nestedArrays(512))
-        #expect(try BPlistReader().read(ok).nestingDepth == 512)
+        #expect(try onThread(stackSize: deepStack) { try BPlistReader().read(ok).nestingDepth } == 512)
         // 513 objects: 2-byte references, so object i (`A1 hi lo`) is at 8 + 3i.
         let deep = try BPlistWriter().write(nestedArrays(513))
-        expectReadError(deep, .depthLimit, at: 8 + 3 * 512, objectIndex: 512)
+        let error = try #require(readErrorOnDeepStack(deep))
+        #expect(error.code == .depthLimit && error.byteOffset == 8 + 3 * 512 && error.objectIndex == 512, "\(error)")
     }
 
     @Test("A custom maximumDepth passes at the limit and fails one deeper", arguments: [1, 2, 3, 10, 100])

@@ -113,7 +113,7 @@ struct ReaderRejectionTests {
     @Test("Each malformed file fails with the expected code, byte offset and object index", arguments: rejections)
     func malformedFileFailsWithCodeAndOffset(_ rejection: Rejection) throws {
         let bytes = try Fixtures.bytes(at: Fixtures.shared(rejection.path))
-        let error = try #require(readError(bytes))
+        let error = try #require(readErrorOnDeepStack(bytes))
         #expect(error.byteOffset != nil)
         #expect(error.code == rejection.code, "\(error)")
         #expect(error.byteOffset == rejection.byteOffset, "\(error)")

@@ -96,6 +96,26 @@ public func readError(
     }
 }
 
+/// The error reading `bytes` throws, read on a thread with a 64 MiB stack: for inputs nested as
+/// deep as the default limit allows, whose stack use depends on the build (sanitizers make frames
+/// several times larger) and which the reader's stack guard would otherwise stop early.
+public func readErrorOnDeepStack(
+    _ bytes: [UInt8], options: BPlistReader.Options = .init(), sourceLocation: SourceLocation = #_sourceLocation
+) -> ArchiveError? {
+    let outcome = try? onThread(stackSize: deepStack) { () -> Result<PlistValue, ArchiveError> in
+        Result { () throws(ArchiveError) in try BPlistReader(options: options).read(bytes) }
+    }
+    switch outcome {
+    case .failure(let error): return error
+    case .success(let value):
+        Issue.record("expected an error, read \(value.plistJSON.prefix(200))", sourceLocation: sourceLocation)
+        return nil
+    case nil:
+        Issue.record("the reading thread failed", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
 /// Expects reading `bytes` to fail with `code` at `byteOffset`.
 ///
 /// `objectIndex`: omit it to leave the index unchecked, pass an index to expect that index,

@@ -86,7 +86,13 @@ final class UnarchiverCore {
             classSlots = Column(count: objects.count, repeating: 0)
             keyIDs = Column(count: document.objectCount, repeating: .min)
         } catch {
+            // deinit does not run for an instance whose init failed: free what was allocated.
             storage.deallocate()
+            _coders.free()
+            _registrations.free()
+            _classDescriptions.free()
+            _depth.free()
+            _decodedCount.free()
             throw error
         }
     }
