@@ -72,6 +72,19 @@ extension UnarchiverCore {
     ///
     /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
     /// before decoding its fields, so references back to it (cycles) resolve to that instance.
+    /// An instance decoded before, as `T`. Out of line: its `T?` would otherwise make every
+    /// `decodeObject` call look up `Optional<T>`'s metadata.
+    @inline(never)
+    private static func cast<T>(_ existing: AnyObject, to type: T.Type, object: BPlistDocument.Object, index: Int) throws -> T {
+        guard let typed = existing as? T else {
+            throw ArchiveError(
+                .typeMismatch,
+                reason: "expected \(String(reflecting: T.self)), found an instance of \(String(reflecting: Swift.type(of: existing)))",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        return typed
+    }
+
     func decodeObject<T>(
         _ reference: Int, as type: T.Type, ownName: String, registersEarly: Bool,
         make: (ObjectDict, (AnyObject) -> Void) throws -> T
@@ -80,14 +93,7 @@ extension UnarchiverCore {
         guard case .object(let uid, let object, let index) = try target(reference) else {
             throw mismatch("an object of type \(typeName)", reference)
         }
-        if let existing = instances[uid] {
-            guard let typed = existing as? T else {
-                throw ArchiveError(
-                    .typeMismatch, reason: "expected \(typeName), found an instance of \(String(reflecting: Swift.type(of: existing)))",
-                    byteOffset: object.offset, objectIndex: index)
-            }
-            return typed
-        }
+        if let existing = instances[uid] { return try Self.cast(existing, to: T.self, object: object, index: index) }
         guard let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
             throw mismatch("an object of type \(typeName)", reference)
         }

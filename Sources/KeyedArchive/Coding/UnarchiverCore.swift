@@ -13,7 +13,7 @@ final class UnarchiverCore {
     let objects: [Int]
     /// `$top` key → value reference (a bplist object index, normally a UID).
     let top: [(key: String, reference: Int)]
-    private let _coders = Unchecked<CoderCache>(CoderCache())
+    private let _coders: Unchecked<CoderCache>
     var coders: CoderCache {
         unsafeAddress { _coders.address }
         unsafeMutableAddress { _coders.mutableAddress }
@@ -23,7 +23,7 @@ final class UnarchiverCore {
     /// UIDs being decoded now, to catch cycles through values.
     let inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
-    private let _registrations = Unchecked<[Int]>([])
+    private let _registrations: Unchecked<[Int]>
     var registrations: [Int] {
         unsafeAddress { _registrations.address }
         unsafeMutableAddress { _registrations.mutableAddress }
@@ -35,7 +35,7 @@ final class UnarchiverCore {
     private var registeredByName: [String: Any.Type]?
     /// Per UID: 1 + the position of its class description in `classDescriptions`, or 0.
     private let classSlots: Column<Int32>
-    private let _classDescriptions = Unchecked<[ClassDescription]>([])
+    private let _classDescriptions: Unchecked<[ClassDescription]>
     private var classDescriptions: [ClassDescription] {
         unsafeAddress { _classDescriptions.address }
         unsafeMutableAddress { _classDescriptions.mutableAddress }
@@ -43,12 +43,12 @@ final class UnarchiverCore {
     /// Per bplist object index: the `ArchiveKeyIDs` number of a key string (≥ 0); `-2 - n` when it
     /// had none while `n` numbers existed; `Int32.min` when not looked up yet.
     private let keyIDs: Column<Int32>
-    private let _depth = Unchecked<Int>(0)
+    private let _depth: Unchecked<Int>
     var depth: Int {
         unsafeAddress { _depth.address }
         unsafeMutableAddress { _depth.mutableAddress }
     }
-    private let _decodedCount = Unchecked<Int>(0)
+    private let _decodedCount: Unchecked<Int>
     var decodedCount: Int {
         unsafeAddress { _decodedCount.address }
         unsafeMutableAddress { _decodedCount.mutableAddress }
@@ -85,14 +85,15 @@ final class UnarchiverCore {
             inProgress = UIDSet(count: objects.count)
             classSlots = Column(count: objects.count, repeating: 0)
             keyIDs = Column(count: document.objectCount, repeating: .min)
+            _coders = Unchecked<CoderCache>(CoderCache())
+            _registrations = Unchecked<[Int]>([])
+            _classDescriptions = Unchecked<[ClassDescription]>([])
+            _depth = Unchecked<Int>(0)
+            _decodedCount = Unchecked<Int>(0)
         } catch {
-            // deinit does not run for an instance whose init failed: free what was allocated.
+            // deinit does not run for an instance whose init failed; the state above is allocated
+            // only once nothing can fail.
             storage.deallocate()
-            _coders.free()
-            _registrations.free()
-            _classDescriptions.free()
-            _depth.free()
-            _decodedCount.free()
             throw error
         }
     }
