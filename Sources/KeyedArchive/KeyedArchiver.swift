@@ -21,7 +21,7 @@ import PropertyList
 public final class KeyedArchiver {
     let core = ArchiverCore()
     private var top: [(String, Int)] = []
-    private var finished: [UInt8]?
+    private var finished: Data?
 
     public init() {}
 
@@ -69,10 +69,10 @@ public final class KeyedArchiver {
 
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.
     public var encodedData: Data {
-        if let finished { return Data(finished) }
-        let bytes = (try? core.finish(top: top)) ?? []
-        finished = bytes
-        return Data(bytes)
+        if let finished { return finished }
+        let data = (try? core.finishData(top: top)) ?? Data()
+        finished = data
+        return data
     }
 
     /// Archives `type` under `name` instead of its own class name, in this archive.

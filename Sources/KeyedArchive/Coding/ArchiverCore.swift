@@ -369,6 +369,19 @@ final class ArchiverCore {
 
     /// The finished archive: `$archiver`, `$version`, `$top`, `$objects`, root dictionary first.
     func finish(top: [(String, Int)]) throws(ArchiveError) -> [UInt8] {
+        try close(top: top)
+        return try table.encode()
+    }
+
+    /// The finished archive as `Data` that owns the encoder's buffer (no copy of the bytes).
+    func finishData(top: [(String, Int)]) throws(ArchiveError) -> Data {
+        try close(top: top)
+        let (bytes, count) = try table.encodeAllocated()
+        return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
+    }
+
+    /// Resolves conditional references and writes `$objects`, `$top` and the top dictionary.
+    private func close(top: [(String, Int)]) throws(ArchiveError) {
         table.fillPendingWithEmptyDictionaries()
         for pending in conditionals {
             var keys: [Int] = []
@@ -400,7 +413,6 @@ final class ArchiverCore {
             values: [
                 table.add(string: ArchiveFormat.archiverName), table.add(int: ArchiveFormat.version), topDict, objectsArray,
             ])
-        return try table.encode()
     }
 }
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension BPlistTable {
     /// Writes the table as `bplist00` bytes with `top` as the root object.
     ///
@@ -10,6 +18,26 @@ extension BPlistTable {
     ///
     /// - Throws: `.unencodable` if a container was left open.
     package func encode(top: Int = 0) throws(ArchiveError) -> [UInt8] {
+        let refSize = BPlistFormat.width(for: UInt64(objects.count))
+        let bound = try sizeBound()
+        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
+            initialized = write(top: top, refSize: refSize, bound: bound, into: buffer.baseAddress!)
+        }
+    }
+
+    /// The same bytes as ``encode(top:)``, in memory from `malloc` that the caller frees (or hands
+    /// to an owner that frees it, such as `Data(bytesNoCopy:count:deallocator: .free)`): no copy
+    /// between the encoder's buffer and the caller's.
+    package func encodeAllocated(top: Int = 0) throws(ArchiveError) -> (bytes: UnsafeMutableRawPointer, count: Int) {
+        let refSize = BPlistFormat.width(for: UInt64(objects.count))
+        let bound = try sizeBound()
+        guard let raw = malloc(max(bound, 1)) else { preconditionFailure("out of memory for \(bound) bytes") }
+        let count = write(top: top, refSize: refSize, bound: bound, into: raw.assumingMemoryBound(to: UInt8.self))
+        return (realloc(raw, max(count, 1)) ?? raw, count)
+    }
+
+    /// An upper bound of the encoded size; throws for a container left open.
+    private func sizeBound() throws(ArchiveError) -> Int {
         let refSize = BPlistFormat.width(for: UInt64(objects.count))
         // Header, trailer, and an offset table of at most 8 bytes per object.
         var bound = BPlistFormat.header.count + BPlistFormat.trailerSize + objects.count * 8 + refs.count * refSize
@@ -28,9 +56,13 @@ extension BPlistTable {
                 throw ArchiveError(.unencodable, reason: "container #\(index) was reserved but never filled")
             }
         }
+        return bound
+    }
+
+    private func write(top: Int, refSize: Int, bound: Int, into base: UnsafeMutablePointer<UInt8>) -> Int {
         var offsets = [Int](repeating: 0, count: objects.count)
-        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
-            var out = BPlistOutput(base: buffer.baseAddress!)
+        do {
+            var out = BPlistOutput(base: base)
             out.append(contentsOf: BPlistFormat.header)
             refs.withUnsafeBufferPointer { refs in
                 for index in objects.indices {
@@ -77,7 +109,7 @@ extension BPlistTable {
             out.appendBigEndian(UInt64(top), width: 8)
             out.appendBigEndian(UInt64(tableOffset), width: 8)
             precondition(out.position <= bound, "bplist size bound exceeded")
-            initialized = out.position
+            return out.position
         }
     }
 }
