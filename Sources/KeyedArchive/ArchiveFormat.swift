@@ -40,6 +40,8 @@ enum ArchiveFormat {
     static let dictionaryClasses: Set<String> = ["NSDictionary", "NSMutableDictionary"]
     static let setClasses: Set<String> = ["NSSet", "NSMutableSet"]
     static let orderedSetClasses: Set<String> = ["NSOrderedSet", "NSMutableOrderedSet"]
+    /// Classes a list (array, set or ordered set) decodes from.
+    static let listClasses = arrayClasses.union(setClasses).union(orderedSetClasses)
     static let stringClasses: Set<String> = ["NSString", "NSMutableString"]
     static let dataClasses: Set<String> = ["NSData", "NSMutableData"]
 

@@ -857,3 +857,56 @@ struct RoundTripTests {
         }
     }
 }
+
+/// `[String]`, `[Int]`, `[Double]`, `[String: String]`, `[String: Int]` and `[String: Double]` have
+/// coders compiled for their types; they must write and read exactly what the generic coders do.
+@Suite("Collections with specialised coders")
+struct SpecialisedCollectionTests {
+    struct Holder: Archivable, Equatable {
+        var strings: [String] = []
+        var ints: [Int] = []
+        var doubles: [Double] = []
+        var names: [String: String] = [:]
+        var counts: [String: Int] = [:]
+        var scores: [String: Double] = [:]
+    }
+
+    @Test("They round-trip, empty and full, with NaN, -0.0, Int.min and non-ASCII keys")
+    func roundTrip() throws {
+        let full = Holder(
+            strings: ["a", "", "é😀", "a"], ints: [Int.min, 0, Int.max, 7], doubles: [-0.0, .infinity, 1.5],
+            names: ["k": "v", "é": "😀", "": ""], counts: ["x": -1, "y": Int.max], scores: ["pi": 3.14, "neg": -0.0])
+        #expect(try ZooArchive.roundTrip(full) == full)
+        #expect(try ZooArchive.roundTrip(Holder()) == Holder())
+        let nan = try ZooArchive.roundTrip([Double.nan])
+        #expect(nan.count == 1 && nan[0].isNaN)
+    }
+
+    @Test("They write the same bytes as the generic coders (the same values as [Any] and [AnyHashable: Any])")
+    func sameBytesAsGeneric() throws {
+        let strings = ["b", "a", "b"]
+        #expect(try ZooArchive.encode(strings) == ZooArchive.encode(strings.map { $0 as Any }))
+        let counts = ["zeta": 1, "alpha": 2, "mid": 3]
+        let generic: [String: Any] = counts
+        #expect(try ZooArchive.encode(counts) == ZooArchive.encode(generic))
+    }
+
+    @Test("Errors name the element: a string in [Int], an integer in [String: String], duplicate keys")
+    func errors() throws {
+        let wrongElement = try ZooArchive.encode(["1", "2"] as [Any])
+        let intError = try #require(ZooArchive.decodeError([Int].self, from: wrongElement))
+        #expect(intError.code == .typeMismatch && intError.keyPath == "root[0]", "\(intError)")
+        let wrongValue = try ZooArchive.encode(["k": 5] as [String: Any])
+        let stringError = try #require(ZooArchive.decodeError([String: String].self, from: wrongValue))
+        #expect(stringError.code == .typeMismatch && stringError.keyPath == "root.k", "\(stringError)")
+        let duplicate = try ZooArchive.patch(try ZooArchive.encode(["a": 1, "b": 2])) { objects in
+            for i in objects.indices {
+                guard var dict = objects[i].dictValue, case .array(let keys)? = dict["NS.keys"] else { continue }
+                dict["NS.keys"] = .array([keys[0], keys[0]])
+                objects[i] = .dict(dict)
+            }
+        }
+        let duplicateError = try #require(ZooArchive.decodeError([String: Int].self, from: duplicate))
+        #expect(duplicateError.code == .invalidArchive && duplicateError.reason.contains("twice"), "\(duplicateError)")
+    }
+}

@@ -109,11 +109,10 @@ final class ObjectChain {
     }
 }
 
-private let listClasses = ArchiveFormat.arrayClasses.union(ArchiveFormat.setClasses).union(ArchiveFormat.orderedSetClasses)
 
 /// Class names that are never a `Codable` type's own: meeting one where a keyed object was
 /// expected is a type mismatch, not an unknown class, and no registered type is looked up for it.
-let foundationClassNames = listClasses.union(ArchiveFormat.dictionaryClasses).union(ArchiveFormat.stringClasses)
+let foundationClassNames = ArchiveFormat.listClasses.union(ArchiveFormat.dictionaryClasses).union(ArchiveFormat.stringClasses)
     .union(ArchiveFormat.dataClasses)
     .union([
         ArchiveFormat.dateClass, ArchiveFormat.urlClass, ArchiveFormat.uuidClass, ArchiveFormat.nullClass,
@@ -161,7 +160,7 @@ extension UnarchiverCore {
 
     /// The list an unkeyed container reads, and its element references.
     func codableList(_ reference: Int, chain: ObjectChain?) throws -> (ObjectDict, [Int]) {
-        let (dict, className) = try collection(reference, classes: listClasses, expected: "an array (an unkeyed container)")
+        let (dict, className) = try collection(reference, family: .list, expected: "an array (an unkeyed container)")
         try enterNested(dict, "the unkeyed container", chain: chain)
         return (dict, try elementReferences(dict, className: className))
     }

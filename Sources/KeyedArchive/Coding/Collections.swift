@@ -6,7 +6,13 @@ extension Optional: ArchiveContainer {
 }
 
 extension Array: ArchiveContainer {
-    static func makeCoder() -> TypeCoder { ArrayCoder<Element>() }
+    static func makeCoder() -> TypeCoder {
+        // The commonest element types get coders compiled for them (no generic code per element).
+        if Element.self == String.self { return StringArrayCoder() }
+        if Element.self == Int.self { return IntArrayCoder() }
+        if Element.self == Double.self { return DoubleArrayCoder() }
+        return ArrayCoder<Element>()
+    }
 }
 
 extension Set: ArchiveContainer {
@@ -14,7 +20,14 @@ extension Set: ArchiveContainer {
 }
 
 extension Dictionary: ArchiveContainer {
-    static func makeCoder() -> TypeCoder { DictionaryCoder<Key, Value>() }
+    static func makeCoder() -> TypeCoder {
+        if Key.self == String.self {
+            if Value.self == String.self { return StringToStringCoder() }
+            if Value.self == Int.self { return StringToIntCoder() }
+            if Value.self == Double.self { return StringToDoubleCoder() }
+        }
+        return DictionaryCoder<Key, Value>()
+    }
 }
 
 /// `nil` is a UID pointing at `$null`; a value is coded as the wrapped type.
@@ -86,14 +99,14 @@ extension ArchiverCore {
 
 extension UnarchiverCore {
     /// The object dictionary a reference points at, if its class is one of `classes`; and its UID.
-    func collection(_ reference: Int, classes: Set<String>, expected: String) throws -> (ObjectDict, String) {
+    func collection(_ reference: Int, family: CollectionFamily, expected: String) throws -> (ObjectDict, String) {
         guard case .object(let uid, let object, let index) = try target(reference) else {
             throw ArchiveError(.typeMismatch, reason: "expected \(expected), found nil", objectIndex: reference)
         }
         guard let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
             throw mismatch(expected, reference)
         }
-        guard let known = ([description.name] + description.classes).first(where: classes.contains) else {
+        guard let known = family == .list ? description.listClass : description.dictionaryClass else {
             throw ArchiveError(
                 .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
                 byteOffset: object.offset, objectIndex: index)
@@ -167,7 +180,6 @@ extension UnarchiverCore {
     }
 }
 
-private let listClasses = ArchiveFormat.arrayClasses.union(ArchiveFormat.setClasses).union(ArchiveFormat.orderedSetClasses)
 
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
 final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
@@ -178,14 +190,58 @@ final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Element] {
-        let (dict, className) = try unarchiver.collection(reference, classes: listClasses, expected: "an array")
-        return try unarchiver.decodingValue(dict) {
-            let coder = element
-            var elements: [Element] = []
-            let refs = try unarchiver.elementReferences(dict, className: className)
+        try unarchiver.decodeList(reference, coder: element)
+    }
+}
+
+/// `[String]`, `[Int]` and `[Double]`: the same coding as ``ArrayCoder``, with the element type
+/// fixed at compile time so the list code is specialised for it.
+final class StringArrayCoder: TypedCoder<[String]>, @unchecked Sendable {
+    private let element = StringCoder()
+
+    override func encode(_ value: [String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String] {
+        try unarchiver.decodeList(reference, coder: element)
+    }
+}
+
+final class IntArrayCoder: TypedCoder<[Int]>, @unchecked Sendable {
+    private let element = IntegerCoder<Int>()
+
+    override func encode(_ value: [Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Int] {
+        try unarchiver.decodeList(reference, coder: element)
+    }
+}
+
+final class DoubleArrayCoder: TypedCoder<[Double]>, @unchecked Sendable {
+    private let element = DoubleCoder()
+
+    override func encode(_ value: [Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Double] {
+        try unarchiver.decodeList(reference, coder: element)
+    }
+}
+
+extension UnarchiverCore {
+    /// Decodes an `NSArray`/`NSSet`/`NSOrderedSet` object as `[E]`.
+    func decodeList<E>(_ reference: Int, coder: TypedCoder<E>) throws -> [E] {
+        let (dict, className) = try collection(reference, family: .list, expected: "an array")
+        return try decodingValue(dict) {
+            var elements: [E] = []
+            let refs = try elementReferences(dict, className: className)
             elements.reserveCapacity(refs.count)
             for i in 0..<refs.count {
-                elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], unarchiver) })
+                elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], self) })
             }
             return elements
         }
@@ -212,38 +268,97 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
     private let valueCoder = CoderCache.global(Value.self)
 
     override func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let keys = try archiver.canonicalOrder(Array(value.keys))
-        try archiver.enterNesting()
-        defer { archiver.depth -= 1 }
-        let frame = archiver.beginObject()
-        archiver.openFields(frame)
-        do {
-            let keyList = archiver.table.beginContainer()
-            for key in keys {
-                archiver.table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, archiver) })
-            }
-            archiver.table.endArray(keyList)
-            let valueList = archiver.table.beginContainer()
-            for key in keys {
-                archiver.table.appendReference(try withKeyPath("\(key)") { try valueCoder.encode(value[key]!, inline: false, archiver) })
-            }
-            archiver.table.endArray(valueList)
-            archiver.addField(ArchiveFormat.keysField, value: keyList.index)
-            archiver.addField(ArchiveFormat.objectsField, value: valueList.index)
-        } catch {
-            archiver.abandonObject(frame)
-            throw error
-        }
-        archiver.endObject(
-            frame, className: ArchiveFormat.dictionaryClass, classes: [ArchiveFormat.dictionaryClass, ArchiveFormat.rootClass])
-        return archiver.uid(frame.uid)
+        try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Key: Value] {
-        let (dict, _) = try unarchiver.collection(reference, classes: ArchiveFormat.dictionaryClasses, expected: "a dictionary")
-        return try unarchiver.decodingValue(dict) {
-            let keyRefs = try unarchiver.references(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
-            let valueRefs = try unarchiver.references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
+        try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+}
+
+/// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder``'s coding with
+/// both types fixed at compile time (hashing, sorting and collection code specialised for them).
+final class StringToStringCoder: TypedCoder<[String: String]>, @unchecked Sendable {
+    private let keyCoder = StringCoder()
+    private let valueCoder = StringCoder()
+
+    override func encode(_ value: [String: String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: String] {
+        try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+}
+
+final class StringToIntCoder: TypedCoder<[String: Int]>, @unchecked Sendable {
+    private let keyCoder = StringCoder()
+    private let valueCoder = IntegerCoder<Int>()
+
+    override func encode(_ value: [String: Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Int] {
+        try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+}
+
+final class StringToDoubleCoder: TypedCoder<[String: Double]>, @unchecked Sendable {
+    private let keyCoder = StringCoder()
+    private let valueCoder = DoubleCoder()
+
+    override func encode(_ value: [String: Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Double] {
+        try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
+    }
+}
+
+extension ArchiverCore {
+    /// Writes an `NSDictionary` object, keys in canonical order.
+    func encodeDictionary<Key: Hashable, Value>(
+        _ value: [Key: Value], keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+    ) throws -> Int {
+        let keys = try canonicalOrder(Array(value.keys))
+        try enterNesting()
+        defer { depth -= 1 }
+        let frame = beginObject()
+        openFields(frame)
+        do {
+            let keyList = table.beginContainer()
+            for key in keys {
+                table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
+            }
+            table.endArray(keyList)
+            let valueList = table.beginContainer()
+            for key in keys {
+                table.appendReference(try withKeyPath("\(key)") { try valueCoder.encode(value[key]!, inline: false, self) })
+            }
+            table.endArray(valueList)
+            addField(ArchiveFormat.keysField, value: keyList.index)
+            addField(ArchiveFormat.objectsField, value: valueList.index)
+        } catch {
+            abandonObject(frame)
+            throw error
+        }
+        endObject(
+            frame, className: ArchiveFormat.dictionaryClass, classes: [ArchiveFormat.dictionaryClass, ArchiveFormat.rootClass])
+        return uid(frame.uid)
+    }
+}
+
+extension UnarchiverCore {
+    /// Decodes an `NSDictionary` object as `[Key: Value]`.
+    func decodeDictionary<Key: Hashable, Value>(
+        _ reference: Int, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+    ) throws -> [Key: Value] {
+        let (dict, _) = try collection(reference, family: .dictionary, expected: "a dictionary")
+        return try decodingValue(dict) {
+            let keyRefs = try references(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
+            let valueRefs = try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
             guard keyRefs.count == valueRefs.count else {
                 throw ArchiveError(
                     .invalidArchive, reason: "NS.keys has \(keyRefs.count) entries but NS.objects has \(valueRefs.count)",
@@ -252,8 +367,8 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
             var result: [Key: Value] = [:]
             result.reserveCapacity(keyRefs.count)
             for i in 0..<keyRefs.count {
-                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRefs[i], unarchiver) }
-                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRefs[i], unarchiver) }
+                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRefs[i], self) }
+                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRefs[i], self) }
                 guard result.updateValue(value, forKey: key) == nil else {
                     throw ArchiveError(
                         .invalidArchive, reason: "the dictionary has the key \(key) twice",

@@ -60,6 +60,23 @@ final class UnarchiverCore {
     struct ClassDescription {
         let name: String
         let classes: [String]
+        /// The first of `name` and `classes` that is a Foundation list class (array, set,
+        /// ordered set) or dictionary class, found once per class description.
+        let listClass: String?
+        let dictionaryClass: String?
+
+        init(name: String, classes: [String]) {
+            self.name = name
+            self.classes = classes
+            let chain = [name] + classes
+            listClass = chain.first(where: ArchiveFormat.listClasses.contains)
+            dictionaryClass = chain.first(where: ArchiveFormat.dictionaryClasses.contains)
+        }
+    }
+
+    /// The kinds of Foundation collection a decoder may ask for.
+    enum CollectionFamily {
+        case list, dictionary
     }
 
     init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
