@@ -275,13 +275,13 @@ final class ArchiverCore {
             table.setDict(
                 at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
                 keys: fieldKeys[frame.fieldStart...], values: fieldValues[frame.fieldStart...])
-            fieldKeys.removeSubrange(frame.fieldStart...)
-            fieldValues.removeSubrange(frame.fieldStart...)
+            fieldKeys.removeLast(fieldKeys.count - frame.fieldStart)
+            fieldValues.removeLast(fieldValues.count - frame.fieldStart)
         } else {
             let keys = [classKeyIndex] + fieldKeys[frame.fieldStart...]
             let values = [classReference] + fieldValues[frame.fieldStart...]
-            fieldKeys.removeSubrange(frame.fieldStart...)
-            fieldValues.removeSubrange(frame.fieldStart...)
+            fieldKeys.removeLast(fieldKeys.count - frame.fieldStart)
+            fieldValues.removeLast(fieldValues.count - frame.fieldStart)
             for entry in pending { retainedConditionals.append(entry.object) }
             conditionals.append(
                 PendingObject(

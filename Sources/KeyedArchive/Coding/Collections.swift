@@ -45,6 +45,20 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
     }
 }
 
+/// Whether `a` sorts before `b` by their UTF-8 bytes (the canonical order of string keys and set elements).
+@inline(__always)
+func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { x in
+        b.withUTF8 { y in
+            let common = min(x.count, y.count)
+            let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+            return order != 0 ? order < 0 : x.count < y.count
+        }
+    }
+}
+
 extension ArchiverCore {
     /// Writes `{$class: NSArray-like, NS.objects: [UID…]}` from already ordered elements.
     func encodeList<E>(_ elements: [E], coder: TypedCoder<E>, className: String) throws -> Int {
@@ -74,7 +88,7 @@ extension ArchiverCore {
     /// anything else by the bytes it archives to on its own.
     func canonicalOrder<E>(_ elements: [E]) throws -> [E] {
         if E.self == String.self {
-            return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, to: [E].self)
+            return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted(by: utf8Precedes), to: [E].self)
         }
         if E.self == Int.self { return unsafeBitCast(unsafeBitCast(elements, to: [Int].self).sorted(), to: [E].self) }
         // Instances already in this archive sort first, by UID (which only depends on the order the

@@ -53,9 +53,13 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
 
     private func encodeFields(_ layout: FieldLayout, _ base: UnsafeRawPointer, _ archiver: ArchiverCore) throws {
         let keys = archiver.fieldKeys(for: ObjectIdentifier(self), layout.fields.map(\.escapedKey))
-        for (field, key) in zip(layout.fields, keys) {
-            let reference = try withKeyPath(field.key) { try field.coder.encodeField(at: base + field.offset, archiver) }
-            archiver.appendField(key, value: reference)
+        // Fields are read in place (a copied `Field` costs a retain and release per member).
+        try layout.fields.withUnsafeBufferPointer { fields in
+            for i in 0..<fields.count {
+                let coder = fields[i].coder
+                let reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: base + fields[i].offset, archiver) }
+                archiver.appendField(keys[i], value: reference)
+            }
         }
     }
 
@@ -86,10 +90,13 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore
     ) throws {
         var hint = 0
-        for field in layout.fields {
-            // A field the archive lacks keeps the value init() gave it.
-            guard let reference = try unarchiver.value(in: dict, keyID: field.keyID, hint: &hint) else { continue }
-            try withKeyPath(field.key) { try field.coder.decodeField(reference, at: base + field.offset, unarchiver) }
+        try layout.fields.withUnsafeBufferPointer { fields in
+            for i in 0..<fields.count {
+                // A field the archive lacks keeps the value init() gave it.
+                guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
+                let coder = fields[i].coder
+                try withKeyPath(fields[i].key) { try coder.decodeField(reference, at: base + fields[i].offset, unarchiver) }
+            }
         }
     }
 }
