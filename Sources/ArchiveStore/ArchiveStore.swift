@@ -68,17 +68,13 @@ import Darwin
 /// for it, ``contains(_:)`` returns true, ``removeExpired()`` leaves it and ``removeAll()``
 /// deletes it.
 public final class ArchiveStore: Sendable {
-    /// Mutable state shared by the threads using this store instance.
-    private struct State {
-        /// Numbers temporary file names, with the process id and a random part.
-        var temporaryFileCount: UInt64 = 0
-    }
-
     /// The directory given to ``init(directory:)``: the root of every namespace, home of `.lock`.
     private let rootPath: String
     /// Namespace names, outermost first, from the root to this store.
     private let namespaces: [String]
-    private let state = Mutex(State())
+    /// Numbers temporary file names (with the process id and a random part), shared by the
+    /// threads saving through this instance.
+    private let temporaryFileCount = Atomic<UInt64>(0)
 
     /// Opens the store in `directory`, creating the directory (and missing parents) if needed.
     ///
@@ -370,10 +366,7 @@ public final class ArchiveStore: Sendable {
 
     /// `.tmp-<pid>-<count>-<random>`: unique among the threads and processes saving here.
     private func temporaryFileName() -> String {
-        let count = state.withLock { state in
-            state.temporaryFileCount &+= 1
-            return state.temporaryFileCount
-        }
+        let count = temporaryFileCount.wrappingAdd(1, ordering: .relaxed).newValue
         let random = String(UInt32.random(in: .min ... .max), radix: 16)
         return "\(StoreFormat.temporaryPrefix)\(getpid())-\(count)-\(random)"
     }
