@@ -66,7 +66,7 @@ final class CodableDecoder: Decoder {
         try withCodingPath(path, below: base, appending: nil) {
             let (dict, references) = try core.codableList(reference, chain: chain)
             if isValue, listUID != dict.uid {
-                guard core.inProgress.insert(dict.uid).inserted else { throw core.cycle(dict, owner) }
+                guard core.inProgress.insert(dict.uid) else { throw core.cycle(dict, owner) }
                 listUID = dict.uid
             }
             return ListDecoder(

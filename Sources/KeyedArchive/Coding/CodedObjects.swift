@@ -114,7 +114,7 @@ extension UnarchiverCore {
                 return typed
             }
         }
-        guard inProgress.insert(uid).inserted else {
+        guard inProgress.insert(uid) else {
             throw ArchiveError(
                 .cycle,
                 reason: "an instance of \(typeName) contains itself; only Archivable classes can be unarchived in cycles",

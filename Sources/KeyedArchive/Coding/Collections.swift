@@ -180,7 +180,7 @@ extension UnarchiverCore {
 
     /// Runs `body` while `uid` is marked as being decoded; a value that contains itself is a cycle.
     func decodingValue<R>(_ dict: ObjectDict, _ body: () throws -> R) throws -> R {
-        guard inProgress.insert(dict.uid).inserted else {
+        guard inProgress.insert(dict.uid) else {
             throw ArchiveError(
                 .cycle, reason: "object UID \(dict.uid) contains itself through values that cannot form cycles (only Archivable classes can)",
                 byteOffset: dict.object.offset, objectIndex: dict.index)

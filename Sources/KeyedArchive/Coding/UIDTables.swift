@@ -43,12 +43,12 @@ struct UIDSet {
 
     init(count: Int) { flags = Column(count: count, repeating: false) }
 
-    @discardableResult
-    func insert(_ uid: Int) -> (inserted: Bool, memberAfterInsert: Int) {
-        if flags[uid] { return (false, uid) }
+    /// Adds `uid`; false if it was already there.
+    func insert(_ uid: Int) -> Bool {
+        if flags[uid] { return false }
         flags[uid] = true
         active[0] += 1
-        return (true, uid)
+        return true
     }
 
     func remove(_ uid: Int) {

@@ -271,7 +271,6 @@ final class UnarchiverCore {
         return id
     }
 
-
     private func keyMatches(_ keyRef: Int, _ utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Bool {
         let key = try document.object(at: keyRef)
         switch key.kind {

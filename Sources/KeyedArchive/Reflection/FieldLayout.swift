@@ -11,8 +11,6 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
         let key: String
         /// The archive key as stored (`$`-prefixed keys get one more `$`).
         let escapedKey: String
-        /// `escapedKey` as UTF-8, for lookups straight against the archive's bytes.
-        let utf8Key: [UInt8]
         /// `escapedKey`'s number in ``ArchiveKeyIDs``.
         let keyID: Int32
         let offset: Int
@@ -88,7 +86,7 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
             fields.append(
                 Field(
                     storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
-                    utf8Key: Array(ArchiveFormat.escape(key).utf8), keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar))
+                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar))
         }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],

@@ -18,10 +18,9 @@ extension BPlistTable {
     ///
     /// - Throws: `.unencodable` if a container was left open.
     package func encode(top: Int = 0) throws(ArchiveError) -> [UInt8] {
-        let refSize = BPlistFormat.width(for: UInt64(objects.count))
         let bound = try sizeBound()
         return [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
-            initialized = write(top: top, refSize: refSize, bound: bound, into: buffer.baseAddress!)
+            initialized = write(top: top, bound: bound, into: buffer.baseAddress!)
         }
     }
 
@@ -29,18 +28,19 @@ extension BPlistTable {
     /// to an owner that frees it, such as `Data(bytesNoCopy:count:deallocator: .free)`): no copy
     /// between the encoder's buffer and the caller's.
     package func encodeAllocated(top: Int = 0) throws(ArchiveError) -> (bytes: UnsafeMutableRawPointer, count: Int) {
-        let refSize = BPlistFormat.width(for: UInt64(objects.count))
         let bound = try sizeBound()
         guard let raw = malloc(max(bound, 1)) else { preconditionFailure("out of memory for \(bound) bytes") }
-        let count = write(top: top, refSize: refSize, bound: bound, into: raw.assumingMemoryBound(to: UInt8.self))
+        let count = write(top: top, bound: bound, into: raw.assumingMemoryBound(to: UInt8.self))
         return (realloc(raw, max(count, 1)) ?? raw, count)
     }
 
+    /// Bytes per object reference: the smallest of 1, 2, 4, 8 that addresses every object.
+    private var referenceWidth: Int { BPlistFormat.width(for: UInt64(objects.count)) }
+
     /// An upper bound of the encoded size; throws for a container left open.
     private func sizeBound() throws(ArchiveError) -> Int {
-        let refSize = BPlistFormat.width(for: UInt64(objects.count))
         // Header, trailer, and an offset table of at most 8 bytes per object.
-        var bound = BPlistFormat.header.count + BPlistFormat.trailerSize + objects.count * 8 + refs.count * refSize
+        var bound = BPlistFormat.header.count + BPlistFormat.trailerSize + objects.count * 8 + refs.count * referenceWidth
         for (index, object) in objects.enumerated() {
             switch object {
             case .bool: bound += 1
@@ -59,58 +59,58 @@ extension BPlistTable {
         return bound
     }
 
-    private func write(top: Int, refSize: Int, bound: Int, into base: UnsafeMutablePointer<UInt8>) -> Int {
+    /// Writes the whole file at `base`, which holds at least `bound` bytes; returns its length.
+    private func write(top: Int, bound: Int, into base: UnsafeMutablePointer<UInt8>) -> Int {
         var offsets = [Int](repeating: 0, count: objects.count)
-        do {
-            var out = BPlistOutput(base: base)
-            out.append(contentsOf: BPlistFormat.header)
-            refs.withUnsafeBufferPointer { refs in
-                for index in objects.indices {
-                    offsets[index] = out.position
-                    switch objects[index] {
-                    case .bool(let v): out.append(v ? BPlistFormat.trueMarker : BPlistFormat.falseMarker)
-                    case .int(let v): out.appendInteger(v)
-                    case .uint(let v): out.appendUnsigned(v)
-                    case .real(let v):
-                        out.append(BPlistFormat.float64Marker)
-                        out.appendBigEndian(v.bitPattern, width: 8)
-                    case .float(let v):
-                        out.append(BPlistFormat.float32Marker)
-                        out.appendBigEndian(UInt64(v.bitPattern), width: 4)
-                    case .date(let v):
-                        out.append(BPlistFormat.dateMarker)
-                        out.appendBigEndian(v.bitPattern, width: 8)
-                    case .data(let v):
-                        out.appendMarker(BPlistFormat.Marker.data.rawValue, count: v.count)
-                        v.withUnsafeBytes { out.append(contentsOf: $0) }
-                    case .string(let v): out.appendString(v)
-                    case .uid(let v):
-                        let width = BPlistFormat.width(for: v)
-                        out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
-                        out.appendBigEndian(v, width: width)
-                    case .array(let range):
-                        out.appendMarker(BPlistFormat.Marker.array.rawValue, count: range.count)
-                        for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
-                    case .dict(let range):
-                        out.appendMarker(BPlistFormat.Marker.dict.rawValue, count: range.count / 2)
-                        for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
-                    case .pending:
-                        preconditionFailure("checked above")
-                    }
+        let refSize = referenceWidth
+        var out = BPlistOutput(base: base)
+        out.append(contentsOf: BPlistFormat.header)
+        refs.withUnsafeBufferPointer { refs in
+            for index in objects.indices {
+                offsets[index] = out.position
+                switch objects[index] {
+                case .bool(let v): out.append(v ? BPlistFormat.trueMarker : BPlistFormat.falseMarker)
+                case .int(let v): out.appendInteger(v)
+                case .uint(let v): out.appendUnsigned(v)
+                case .real(let v):
+                    out.append(BPlistFormat.float64Marker)
+                    out.appendBigEndian(v.bitPattern, width: 8)
+                case .float(let v):
+                    out.append(BPlistFormat.float32Marker)
+                    out.appendBigEndian(UInt64(v.bitPattern), width: 4)
+                case .date(let v):
+                    out.append(BPlistFormat.dateMarker)
+                    out.appendBigEndian(v.bitPattern, width: 8)
+                case .data(let v):
+                    out.appendMarker(BPlistFormat.Marker.data.rawValue, count: v.count)
+                    v.withUnsafeBytes { out.append(contentsOf: $0) }
+                case .string(let v): out.appendString(v)
+                case .uid(let v):
+                    let width = BPlistFormat.width(for: v)
+                    out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
+                    out.appendBigEndian(v, width: width)
+                case .array(let range):
+                    out.appendMarker(BPlistFormat.Marker.array.rawValue, count: range.count)
+                    for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
+                case .dict(let range):
+                    out.appendMarker(BPlistFormat.Marker.dict.rawValue, count: range.count / 2)
+                    for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
+                case .pending:
+                    preconditionFailure("sizeBound() refuses a table with an open container")
                 }
             }
-            let tableOffset = out.position
-            let offsetSize = BPlistFormat.width(for: UInt64(tableOffset))
-            for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
-            for _ in 0..<6 { out.append(0) }
-            out.append(UInt8(offsetSize))
-            out.append(UInt8(refSize))
-            out.appendBigEndian(UInt64(objects.count), width: 8)
-            out.appendBigEndian(UInt64(top), width: 8)
-            out.appendBigEndian(UInt64(tableOffset), width: 8)
-            precondition(out.position <= bound, "bplist size bound exceeded")
-            return out.position
         }
+        let tableOffset = out.position
+        let offsetSize = BPlistFormat.width(for: UInt64(tableOffset))
+        for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
+        for _ in 0..<6 { out.append(0) }
+        out.append(UInt8(offsetSize))
+        out.append(UInt8(refSize))
+        out.appendBigEndian(UInt64(objects.count), width: 8)
+        out.appendBigEndian(UInt64(top), width: 8)
+        out.appendBigEndian(UInt64(tableOffset), width: 8)
+        precondition(out.position <= bound, "bplist size bound exceeded")
+        return out.position
     }
 }
 

@@ -14,12 +14,8 @@ import Darwin
 /// one bucket across processes), keeps each entry's hash to skip most mismatches without
 /// touching the string, and compares bytes only on a full hash match.
 struct StringIndex {
-    /// Per bucket: the table index + 1 of the string there, 0 for empty.
-    private var buckets: [Int]
-    /// Per bucket: the hash of the string there.
-    private var hashes: [UInt64]
-    private var count = 0
-    private var mask: Int
+    /// Per bucket: the string's table index and its hash.
+    private var buckets = OpenBuckets(capacity: 64)
 
     private static let seed: UInt64 = {
         var hasher = Hasher()
@@ -27,21 +23,14 @@ struct StringIndex {
         return UInt64(UInt(bitPattern: hasher.finalize()))
     }()
 
-    init() {
-        buckets = Array(repeating: 0, count: 64)
-        hashes = Array(repeating: 0, count: 64)
-        mask = 63
-    }
-
     /// The table index of a string equal to `utf8`, or `candidate` (recorded) if there is none.
     /// `stringAt` gives the string stored at a table index.
     @inline(__always)
     mutating func index(of utf8: UnsafeBufferPointer<UInt8>, candidate: Int, stringAt: (Int) -> String) -> Int {
         let hash = Self.hash(UnsafeRawBufferPointer(utf8))
-        var bucket = Int(truncatingIfNeeded: hash) & mask
-        while buckets[bucket] != 0 {
-            if hashes[bucket] == hash {
-                let index = buckets[bucket] - 1
+        var bucket = Int(truncatingIfNeeded: hash) & buckets.mask
+        while let index = buckets.slot(bucket) {
+            if buckets.words[bucket] == hash {
                 var stored = stringAt(index)
                 let equal = stored.withUTF8 { other in
                     other.count == utf8.count
@@ -49,27 +38,10 @@ struct StringIndex {
                 }
                 if equal { return index }
             }
-            bucket = (bucket + 1) & mask
+            bucket = (bucket + 1) & buckets.mask
         }
-        buckets[bucket] = candidate + 1
-        hashes[bucket] = hash
-        count += 1
-        if count * 4 > buckets.count * 3 { grow() }
+        buckets.fill(bucket, slot: candidate, word: hash) { Int(truncatingIfNeeded: $0) }
         return candidate
-    }
-
-    private mutating func grow() {
-        let oldBuckets = buckets
-        let oldHashes = hashes
-        buckets = Array(repeating: 0, count: oldBuckets.count * 2)
-        hashes = Array(repeating: 0, count: oldBuckets.count * 2)
-        mask = buckets.count - 1
-        for i in oldBuckets.indices where oldBuckets[i] != 0 {
-            var bucket = Int(truncatingIfNeeded: oldHashes[i]) & mask
-            while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-            buckets[bucket] = oldBuckets[i]
-            hashes[bucket] = oldHashes[i]
-        }
     }
 
     @inline(__always)
@@ -102,23 +74,14 @@ struct StringIndex {
 /// The writer's uniquing index for 64-bit values (integers, and the bit patterns of reals and
 /// dates): open addressing over a seeded multiply-mix of the value, instead of `Hasher`.
 struct WordIndex {
-    /// Per bucket: the table index + 1 of the value there, 0 for empty.
-    private var buckets: [Int]
-    private var keys: [UInt64]
-    private var count = 0
-    private var mask: Int
+    /// Per bucket: the value's table index and the value.
+    private var buckets = OpenBuckets(capacity: 32)
 
     private static let seed: UInt64 = {
         var hasher = Hasher()
         hasher.combine(0x3011)
         return UInt64(UInt(bitPattern: hasher.finalize())) | 1
     }()
-
-    init() {
-        buckets = Array(repeating: 0, count: 32)
-        keys = Array(repeating: 0, count: 32)
-        mask = 31
-    }
 
     @inline(__always)
     private static func hash(_ key: UInt64) -> Int {
@@ -132,29 +95,58 @@ struct WordIndex {
     /// The table index recorded for `key`, or `candidate` (now recorded) if there is none.
     @inline(__always)
     mutating func index(of key: UInt64, candidate: Int) -> Int {
-        var bucket = Self.hash(key) & mask
-        while buckets[bucket] != 0 {
-            if keys[bucket] == key { return buckets[bucket] - 1 }
-            bucket = (bucket + 1) & mask
+        var bucket = Self.hash(key) & buckets.mask
+        while let index = buckets.slot(bucket) {
+            if buckets.words[bucket] == key { return index }
+            bucket = (bucket + 1) & buckets.mask
         }
-        buckets[bucket] = candidate + 1
-        keys[bucket] = key
-        count += 1
-        if count * 2 > buckets.count { grow() }
+        buckets.fill(bucket, slot: candidate, word: key, start: Self.hash)
         return candidate
     }
+}
 
-    private mutating func grow() {
-        let oldBuckets = buckets
-        let oldKeys = keys
-        buckets = Array(repeating: 0, count: oldBuckets.count * 2)
-        keys = Array(repeating: 0, count: oldBuckets.count * 2)
-        mask = buckets.count - 1
-        for i in oldBuckets.indices where oldBuckets[i] != 0 {
-            var bucket = Self.hash(oldKeys[i]) & mask
-            while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
-            buckets[bucket] = oldBuckets[i]
-            keys[bucket] = oldKeys[i]
+/// The buckets of the uniquing indexes: linear probing over a power-of-two table, each bucket
+/// holding a table index and a 64-bit word (a string's hash, or the value itself).
+struct OpenBuckets {
+    /// Per bucket: the table index + 1 of the entry there, 0 for empty.
+    private var slots: [Int]
+    private(set) var words: [UInt64]
+    private var count = 0
+    private(set) var mask: Int
+
+    init(capacity: Int) {
+        slots = Array(repeating: 0, count: capacity)
+        words = Array(repeating: 0, count: capacity)
+        mask = capacity - 1
+    }
+
+    /// The table index in `bucket`, or nil when it is empty.
+    @inline(__always)
+    func slot(_ bucket: Int) -> Int? {
+        slots[bucket] == 0 ? nil : slots[bucket] - 1
+    }
+
+    /// Fills the empty `bucket`, then grows the table at three quarters full, placing each
+    /// entry again from `start(word)`.
+    @inline(__always)
+    mutating func fill(_ bucket: Int, slot: Int, word: UInt64, start: (UInt64) -> Int) {
+        slots[bucket] = slot + 1
+        words[bucket] = word
+        count += 1
+        if count * 4 > slots.count * 3 { grow(start: start) }
+    }
+
+    private mutating func grow(start: (UInt64) -> Int) {
+        let oldSlots = slots
+        let oldWords = words
+        slots = Array(repeating: 0, count: oldSlots.count * 2)
+        words = Array(repeating: 0, count: oldSlots.count * 2)
+        mask = slots.count - 1
+        for i in oldSlots.indices where oldSlots[i] != 0 {
+            var bucket = start(oldWords[i]) & mask
+            while slots[bucket] != 0 { bucket = (bucket + 1) & mask }
+            slots[bucket] = oldSlots[i]
+            words[bucket] = oldWords[i]
         }
     }
 }
