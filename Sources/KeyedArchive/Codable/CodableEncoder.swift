@@ -178,8 +178,7 @@ final class EncodedObject {
 
     fileprivate init(_ core: ArchiverCore, className: String, classes: [String]) {
         slot = core.table.reserve()
-        core.objects.append(slot)
-        uid = core.objects.count - 1
+        uid = core.newUID(for: slot)
         keys.append(core.table.add(string: ArchiveFormat.classKey))
         values.append(core.uid(core.classUID(className, classes: classes)))
     }

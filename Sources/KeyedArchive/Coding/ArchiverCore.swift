@@ -6,74 +6,30 @@ import PropertyList
 ///
 /// Values are encoded straight into the table: a coded object reserves its `$objects`
 /// slot (its UID) before its fields, so shared instances and cycles resolve to one UID.
+///
+/// A core is used by one thread and never re-enters an update of the same property, so its
+/// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`),
+/// which otherwise cost a quarter of all encoding time.
 final class ArchiverCore {
-    private let _table = Unchecked<BPlistTable>(BPlistTable())
-    var table: BPlistTable {
-        unsafeAddress { _table.address }
-        unsafeMutableAddress { _table.mutableAddress }
-    }
+    let table = BPlistTable()
     /// `$objects`: the table index of each UID's object.
-    private let _objects = Unchecked<[Int]>([])
-    var objects: [Int] {
-        unsafeAddress { _objects.address }
-        unsafeMutableAddress { _objects.mutableAddress }
-    }
+    @exclusivity(unchecked) private(set) var objects = RawVector<UInt32>()
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
-    private let _identities = Unchecked<[ObjectIdentifier: (uid: Int, object: AnyObject)]>([:])
-    private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] {
-        unsafeAddress { _identities.address }
-        unsafeMutableAddress { _identities.mutableAddress }
-    }
-    /// Raw plist values already in `$objects`: the UID per table index (0 = none yet).
-    private let _rawUIDs = Unchecked<[Int32]>([])
-    private var rawUIDs: [Int32] {
-        unsafeAddress { _rawUIDs.address }
-        unsafeMutableAddress { _rawUIDs.mutableAddress }
-    }
+    @exclusivity(unchecked) private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
     /// Class description UIDs by class name.
-    private let _classUIDs = Unchecked<[String: Int]>([:])
-    private var classUIDs: [String: Int] {
-        unsafeAddress { _classUIDs.address }
-        unsafeMutableAddress { _classUIDs.mutableAddress }
-    }
-    /// The table index of each UID object made so far, by UID value (-1 = none yet).
-    private let _uidIndices = Unchecked<[Int]>([])
-    private var uidIndices: [Int] {
-        unsafeAddress { _uidIndices.address }
-        unsafeMutableAddress { _uidIndices.mutableAddress }
-    }
+    @exclusivity(unchecked) private var classUIDs: [String: Int] = [:]
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
     let classKeyIndex: Int
-    private let _fieldKeyIndices = Unchecked<[ObjectIdentifier: [Int]]>([:])
-    private var fieldKeyIndices: [ObjectIdentifier: [Int]] {
-        unsafeAddress { _fieldKeyIndices.address }
-        unsafeMutableAddress { _fieldKeyIndices.mutableAddress }
-    }
-    var classNames: [ObjectIdentifier: String] = [:]
-    private let _coders = Unchecked<CoderCache>(CoderCache())
-    var coders: CoderCache {
-        unsafeAddress { _coders.address }
-        unsafeMutableAddress { _coders.mutableAddress }
-    }
+    @exclusivity(unchecked) private var fieldKeyIndices: [ObjectIdentifier: [Int]] = [:]
+    @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:]
+    @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Field key table indices per object being built (a stack shared by nested objects).
-    private let _fieldKeys = Unchecked<[Int]>([])
-    private var fieldKeys: [Int] {
-        unsafeAddress { _fieldKeys.address }
-        unsafeMutableAddress { _fieldKeys.mutableAddress }
-    }
-    private let _fieldValues = Unchecked<[Int]>([])
-    private var fieldValues: [Int] {
-        unsafeAddress { _fieldValues.address }
-        unsafeMutableAddress { _fieldValues.mutableAddress }
-    }
+    @exclusivity(unchecked) private var fieldKeys: [Int] = []
+    @exclusivity(unchecked) private var fieldValues: [Int] = []
     /// Instances currently being encoded by a strategy that cannot express cycles.
-    private let _inProgress = Unchecked<Set<ObjectIdentifier>>([])
-    private var inProgress: Set<ObjectIdentifier> {
-        unsafeAddress { _inProgress.address }
-        unsafeMutableAddress { _inProgress.mutableAddress }
-    }
+    @exclusivity(unchecked) private var inProgress: Set<ObjectIdentifier> = []
     /// Conditional references waiting for the end of the archive.
-    private var conditionals: [PendingObject] = []
+    @exclusivity(unchecked) private var conditionals: [PendingObject] = []
     /// Objects whose fields include a conditional reference, finished at the end.
     private struct PendingObject {
         let slot: Int
@@ -82,87 +38,54 @@ final class ArchiverCore {
         /// Positions in `values` holding an instance identity to resolve, or drop.
         var conditional: [(position: Int, identity: ObjectIdentifier)]
     }
-    private let _currentConditionals = Unchecked<[[(position: Int, identity: ObjectIdentifier, object: AnyObject)]]>([])
-    private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] {
-        unsafeAddress { _currentConditionals.address }
-        unsafeMutableAddress { _currentConditionals.mutableAddress }
-    }
-    private let _depth = Unchecked<Int>(0)
-    var depth: Int {
-        unsafeAddress { _depth.address }
-        unsafeMutableAddress { _depth.mutableAddress }
-    }
+    @exclusivity(unchecked) private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] = []
+    @exclusivity(unchecked) var depth: Int = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level encode.
-    var stack = StackGuard()
+    @exclusivity(unchecked) var stack = StackGuard()
     /// Coded objects nested deeper than this fail with `.depthLimit` (the unarchiver's default too).
-    var maximumDepth = 512
+    @exclusivity(unchecked) var maximumDepth = 512
     /// Instances registered, in order, so a failed top-level encode can take them back.
-    private let _registrations = Unchecked<[ObjectIdentifier]>([])
-    private var registrations: [ObjectIdentifier] {
-        unsafeAddress { _registrations.address }
-        unsafeMutableAddress { _registrations.mutableAddress }
-    }
+    @exclusivity(unchecked) private var registrations: [ObjectIdentifier] = []
 
     let nullIndex: Int
 
     deinit {
-        _table.free()
-        _objects.free()
-        _identities.free()
-        _rawUIDs.free()
-        _classUIDs.free()
-        _recentClassUIDs.free()
-        _uidIndices.free()
-        _fieldKeyIndices.free()
-        _coders.free()
-        _fieldKeys.free()
-        _fieldValues.free()
-        _inProgress.free()
-        _currentConditionals.free()
-        _depth.free()
-        _registrations.free()
-        _frameStarts.free()
+        objects.free()
     }
 
     init() {
-        let table = _table.mutableAddress
-        _ = table.pointee.reserve()  // index 0: the top dictionary
-        nullIndex = table.pointee.add(string: ArchiveFormat.null)
-        classKeyIndex = table.pointee.add(string: ArchiveFormat.classKey)
-        objects.append(nullIndex)
+        table.collectsUIDs = true
+        _ = table.reserve()  // index 0: the top dictionary
+        nullIndex = table.add(string: ArchiveFormat.null)
+        classKeyIndex = table.add(string: ArchiveFormat.classKey)
+        _ = newUID(for: nullIndex)
     }
 
     // MARK: UIDs and raw values
 
-    /// The table index of a UID object.
+    /// The table reference of a UID object.
     @inline(__always)
     func uid(_ uid: Int) -> Int {
-        if uid < uidIndices.count, uidIndices[uid] >= 0 { return uidIndices[uid] }
-        return makeUID(uid)
-    }
-
-    private func makeUID(_ uid: Int) -> Int {
-        // UIDs stay far below 2^32: `$objects` would not fit in memory otherwise.
-        let index = table.appendUID(UInt32(truncatingIfNeeded: uid))
-        if uid >= uidIndices.count {
-            uidIndices.append(contentsOf: repeatElement(-1, count: max(uid + 1 - uidIndices.count, uidIndices.count)))
-        }
-        uidIndices[uid] = index
-        return index
+        table.uidReference(uid)
     }
 
     var nullReference: Int { uid(0) }
 
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
     func rawReference(_ tableIndex: Int) -> Int {
-        if tableIndex < rawUIDs.count, rawUIDs[tableIndex] != 0 { return uid(Int(rawUIDs[tableIndex])) }
-        let new = objects.count
-        objects.append(tableIndex)
-        if tableIndex >= rawUIDs.count {
-            rawUIDs.append(contentsOf: repeatElement(0, count: max(tableIndex + 1 - rawUIDs.count, rawUIDs.count)))
-        }
-        rawUIDs[tableIndex] = Int32(truncatingIfNeeded: new)
+        // The table keeps each raw value's UID beside it.
+        let known = table.mark(ofScalar: tableIndex)
+        if known != 0 { return uid(known) }
+        let new = newUID(for: tableIndex)
+        table.setMark(new, ofScalar: tableIndex)
         return uid(new)
+    }
+
+    /// Adds the object at `tableIndex` to `$objects`; returns its UID.
+    @inline(__always)
+    func newUID(for tableIndex: Int) -> Int {
+        objects.append(UInt32(truncatingIfNeeded: tableIndex))
+        return objects.count - 1
     }
 
     /// The table indices of a layout's escaped field keys, added to the table once per archive.
@@ -194,9 +117,8 @@ final class ArchiverCore {
     /// Reserves the next UID for an object dictionary.
     func beginObject() -> ObjectFrame {
         let slot = table.reserve()
-        objects.append(slot)
         currentConditionals.append([])
-        return ObjectFrame(uid: objects.count - 1, slot: slot, fieldStart: fieldKeys.count)
+        return ObjectFrame(uid: newUID(for: slot), slot: slot, fieldStart: fieldKeys.count)
     }
 
     /// The UID already given to `object`, or nil after reserving one with `beginObject` for it.
@@ -242,11 +164,7 @@ final class ArchiverCore {
         }
     }
 
-    private let _frameStarts = Unchecked<[Int]>([])
-    private var frameStarts: [Int] {
-        unsafeAddress { _frameStarts.address }
-        unsafeMutableAddress { _frameStarts.mutableAddress }
-    }
+    @exclusivity(unchecked) private var frameStarts: [Int] = []
     private var fieldStartOfCurrent: Int { frameStarts.last ?? 0 }
 
     /// Opens the field list of `frame`; call before adding its fields.
@@ -289,7 +207,7 @@ final class ArchiverCore {
                     conditional: pending.map { ($0.position + 1, $0.identity) }))
         }
     }
-    private var retainedConditionals: [AnyObject] = []
+    @exclusivity(unchecked) private var retainedConditionals: [AnyObject] = []
 
     /// Abandons an object after an error (its slot stays pending; the archive is not finished).
     func abandonObject(_ frame: ObjectFrame) {
@@ -316,8 +234,7 @@ final class ArchiverCore {
             at: slot,
             keys: [table.add(string: ArchiveFormat.classNameKey), table.add(string: ArchiveFormat.classesKey)],
             values: [table.add(string: name), container.index])
-        objects.append(slot)
-        let uid = objects.count - 1
+        let uid = newUID(for: slot)
         if classUIDs.isEmpty, recentClassUIDs.count < 16 {
             recentClassUIDs.append((name, uid))
         } else {
@@ -327,11 +244,7 @@ final class ArchiverCore {
         return uid
     }
     /// The first 16 class descriptions; after that, `classUIDs` holds them all.
-    private let _recentClassUIDs = Unchecked<[(name: String, uid: Int)]>([])
-    private var recentClassUIDs: [(name: String, uid: Int)] {
-        unsafeAddress { _recentClassUIDs.address }
-        unsafeMutableAddress { _recentClassUIDs.mutableAddress }
-    }
+    @exclusivity(unchecked) private var recentClassUIDs: [(name: String, uid: Int)] = []
 
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.
     func foundationObject(className: String, fields: [(String, Int)]) -> Int {
@@ -438,8 +351,7 @@ extension ArchiverCore {
             throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth))
         }
         let slot = table.reserve()
-        objects.append(slot)
-        let new = objects.count - 1
+        let new = newUID(for: slot)
         map[old] = new
         let rewritten = try rewriteUIDs(source[old], from: source, map: &map, depth: depth + 1)
         try table.fill(slot, with: rewritten)

@@ -11,111 +11,210 @@ extension BPlistTable {
     ///
     /// Reference and offset widths are the smallest of 1, 2, 4 or 8 bytes that address every
     /// object and every offset; counts of 15 or more are escaped with the smallest integer.
-    ///
-    /// The output is sized once from an upper bound of every object's size and then written
-    /// through a pointer: no per-byte capacity checks, numbers stored as whole big-endian words,
-    /// ASCII strings and data copied in one move.
+    /// Objects appear in index order. The size is known exactly before anything is written.
     ///
     /// - Throws: `.unencodable` if a container was left open.
     package func encode(top: Int = 0) throws(ArchiveError) -> [UInt8] {
-        let bound = try sizeBound()
-        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
-            initialized = write(top: top, bound: bound, into: buffer.baseAddress!)
+        let layout = try measure(top: top)
+        return [UInt8](unsafeUninitializedCapacity: layout.total) { buffer, initialized in
+            writeForward(layout, into: buffer.baseAddress!)
+            initialized = layout.total
         }
     }
 
     /// The same bytes as ``encode(top:)``, in memory from `malloc` that the caller frees (or hands
-    /// to an owner that frees it, such as `Data(bytesNoCopy:count:deallocator: .free)`): no copy
-    /// between the encoder's buffer and the caller's.
+    /// to an owner that frees it, such as `Data(bytesNoCopy:count:deallocator: .free)`).
+    ///
+    /// When the arena holds the scalars in index order, the file is laid out inside the arena
+    /// itself (grown to the file's size, then filled from the end backwards), so the bytes are
+    /// never copied to a second buffer; the table can then not be encoded again.
     package func encodeAllocated(top: Int = 0) throws(ArchiveError) -> (bytes: UnsafeMutableRawPointer, count: Int) {
-        let bound = try sizeBound()
-        guard let raw = malloc(max(bound, 1)) else { preconditionFailure("out of memory for \(bound) bytes") }
-        let count = write(top: top, bound: bound, into: raw.assumingMemoryBound(to: UInt8.self))
-        return (realloc(raw, max(count, 1)) ?? raw, count)
+        let layout = try measure(top: top)
+        if scalarsInOrder {
+            arena.reserve(layout.total)
+            writeInPlace(layout)
+            consumed = true
+            return (UnsafeMutableRawPointer(arena.take().unsafelyUnwrapped), layout.total)
+        }
+        guard let raw = malloc(layout.total) else { preconditionFailure("out of memory for \(layout.total) bytes") }
+        writeForward(layout, into: raw.assumingMemoryBound(to: UInt8.self))
+        return (raw, layout.total)
     }
 
-    /// Bytes per object reference: the smallest of 1, 2, 4, 8 that addresses every object.
-    private var referenceWidth: Int { BPlistFormat.width(for: UInt64(objects.count)) }
+    /// Where everything goes in the file.
+    struct Layout {
+        let top: Int
+        /// Objects in the file: the table's, then one per UID value referenced.
+        let objectCount: Int
+        let referenceWidth: Int
+        /// Where the offset table starts (just after the last object).
+        let tableOffset: Int
+        let offsetWidth: Int
+        let total: Int
+    }
 
-    /// An upper bound of the encoded size; throws for a container left open.
-    private func sizeBound() throws(ArchiveError) -> Int {
-        // Header, trailer, and an offset table of at most 8 bytes per object.
-        var bound = BPlistFormat.header.count + BPlistFormat.trailerSize + objects.count * 8 + refs.count * referenceWidth
-        for (index, object) in objects.enumerated() {
-            switch object {
-            case .bool: bound += 1
-            case .int, .real, .date: bound += 9
-            case .uint: bound += 17
-            case .float: bound += 5
-            case .uid: bound += 9
-            case .data(let v): bound += 10 + v.count
-            // UTF-16 takes at most two bytes per UTF-8 byte.
-            case .string(let v): bound += 10 + 2 * v.utf8.count
-            case .array, .dict: bound += 10
-            case .pending:
+    /// The encoded size of the container with `kinds` entry `kind` at reference width `width`.
+    @inline(__always)
+    private static func containerSize(_ kind: UInt32, width: Int) -> Int {
+        let references = Int(kind & Kind.countMask)
+        let count = kind >= Kind.dict ? references / 2 : references
+        return BPlistOutput.markerSize(count: count) + references * width
+    }
+
+    /// Gives each referenced UID value its object index, after the other objects; returns the
+    /// number of objects in the file and the bytes of the UID objects.
+    private func numberUIDObjects() -> (objects: Int, bytes: Int) {
+        var next = count
+        var bytes = 0
+        for value in 0..<uidSlots.count where uidSlots[value] != 0 {
+            next += 1
+            uidSlots[value] = UInt32(truncatingIfNeeded: next)
+            bytes += 1 + BPlistFormat.width(for: UInt64(value))
+        }
+        return (next, bytes)
+    }
+
+    /// Every object's size summed, and the widths that follow; throws for a container left open.
+    private func measure(top: Int) throws(ArchiveError) -> Layout {
+        precondition(!consumed, "the table was already encoded into a buffer handed to the caller")
+        let (objectCount, uidBytes) = numberUIDObjects()
+        let width = BPlistFormat.width(for: UInt64(objectCount))
+        var size = BPlistFormat.headerSize + uidBytes
+        if scalarsInOrder { size += arena.count }
+        for index in 0..<count {
+            let kind = kinds[index]
+            if kind == Kind.pending {
                 throw ArchiveError(.unencodable, reason: "container #\(index) was reserved but never filled")
+            } else if Self.isScalar(kind) {
+                if !scalarsInOrder { size += scalarBytes(at: index).count }
+            } else {
+                size += Self.containerSize(kind, width: width)
             }
         }
-        return bound
+        let offsetWidth = BPlistFormat.width(for: UInt64(size))
+        return Layout(
+            top: top, objectCount: objectCount, referenceWidth: width, tableOffset: size, offsetWidth: offsetWidth,
+            total: size + objectCount * offsetWidth + BPlistFormat.trailerSize)
     }
 
-    /// Writes the whole file at `base`, which holds at least `bound` bytes; returns its length.
-    private func write(top: Int, bound: Int, into base: UnsafeMutablePointer<UInt8>) -> Int {
-        var offsets = [Int](repeating: 0, count: objects.count)
-        let refSize = referenceWidth
+    /// Writes the UID object of `value` at `at`; returns its size.
+    @inline(__always)
+    private static func writeUID(_ value: Int, at: UnsafeMutablePointer<UInt8>) -> Int {
+        let width = BPlistFormat.width(for: UInt64(value))
+        var out = BPlistOutput(base: at)
+        out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
+        out.appendBigEndian(UInt64(value), width: width)
+        return 1 + width
+    }
+
+    /// Writes a container's marker and references at `at`.
+    @inline(__always)
+    private func writeContainer(_ index: Int, kind: UInt32, width: Int, at: UnsafeMutablePointer<UInt8>) {
+        let references = Int(kind & Kind.countMask)
+        var out = BPlistOutput(base: at)
+        let marker = kind >= Kind.dict ? BPlistFormat.Marker.dict : BPlistFormat.Marker.array
+        out.appendMarker(marker.rawValue, count: kind >= Kind.dict ? references / 2 : references)
+        guard references > 0 else { return }
+        let source = refs.base.unsafelyUnwrapped + starts[index]
+        let target = UnsafeMutableRawPointer(at + out.position)
+        switch width {
+        case 1:
+            for i in 0..<references {
+                target.storeBytes(of: UInt8(truncatingIfNeeded: resolve(source[i])), toByteOffset: i, as: UInt8.self)
+            }
+        case 2:
+            for i in 0..<references {
+                target.storeBytes(of: UInt16(truncatingIfNeeded: resolve(source[i])).bigEndian, toByteOffset: 2 * i, as: UInt16.self)
+            }
+        case 4: for i in 0..<references { target.storeBytes(of: resolve(source[i]).bigEndian, toByteOffset: 4 * i, as: UInt32.self) }
+        default:
+            for i in 0..<references { target.storeBytes(of: UInt64(resolve(source[i])).bigEndian, toByteOffset: 8 * i, as: UInt64.self) }
+        }
+    }
+
+    /// Header, then the trailer after the offset table.
+    private func writeFrame(_ layout: Layout, into base: UnsafeMutablePointer<UInt8>) {
         var out = BPlistOutput(base: base)
         out.append(contentsOf: BPlistFormat.header)
-        refs.withUnsafeBufferPointer { refs in
-            for index in objects.indices {
-                offsets[index] = out.position
-                switch objects[index] {
-                case .bool(let v): out.append(v ? BPlistFormat.trueMarker : BPlistFormat.falseMarker)
-                case .int(let v): out.appendInteger(v)
-                case .uint(let v): out.appendUnsigned(v)
-                case .real(let v):
-                    out.append(BPlistFormat.float64Marker)
-                    out.appendBigEndian(v.bitPattern, width: 8)
-                case .float(let v):
-                    out.append(BPlistFormat.float32Marker)
-                    out.appendBigEndian(UInt64(v.bitPattern), width: 4)
-                case .date(let v):
-                    out.append(BPlistFormat.dateMarker)
-                    out.appendBigEndian(v.bitPattern, width: 8)
-                case .data(let v):
-                    out.appendMarker(BPlistFormat.Marker.data.rawValue, count: v.count)
-                    v.withUnsafeBytes { out.append(contentsOf: $0) }
-                case .string(let v): out.appendString(v)
-                case .uid(let v):
-                    let width = BPlistFormat.width(for: v)
-                    out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
-                    out.appendBigEndian(v, width: width)
-                case .array(let range):
-                    out.appendMarker(BPlistFormat.Marker.array.rawValue, count: range.count)
-                    for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
-                case .dict(let range):
-                    out.appendMarker(BPlistFormat.Marker.dict.rawValue, count: range.count / 2)
-                    for i in range { out.appendBigEndian(UInt64(refs[i]), width: refSize) }
-                case .pending:
-                    preconditionFailure("sizeBound() refuses a table with an open container")
-                }
+        out = BPlistOutput(base: base + layout.tableOffset + layout.objectCount * layout.offsetWidth)
+        for _ in 0..<6 { out.append(0) }
+        out.append(UInt8(layout.offsetWidth))
+        out.append(UInt8(layout.referenceWidth))
+        out.appendBigEndian(UInt64(layout.objectCount), width: 8)
+        out.appendBigEndian(UInt64(layout.top), width: 8)
+        out.appendBigEndian(UInt64(layout.tableOffset), width: 8)
+    }
+
+    /// Writes the file into a separate buffer of `layout.total` bytes, first object first.
+    private func writeForward(_ layout: Layout, into base: UnsafeMutablePointer<UInt8>) {
+        var position = BPlistFormat.headerSize
+        var offsets = BPlistOutput(base: base + layout.tableOffset)
+        for index in 0..<count {
+            offsets.appendBigEndian(UInt64(position), width: layout.offsetWidth)
+            let kind = kinds[index]
+            if Self.isScalar(kind) {
+                let bytes = scalarBytes(at: index)
+                UnsafeMutableRawPointer(base + position).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                position += bytes.count
+            } else {
+                writeContainer(index, kind: kind, width: layout.referenceWidth, at: base + position)
+                position += Self.containerSize(kind, width: layout.referenceWidth)
             }
         }
-        let tableOffset = out.position
-        let offsetSize = BPlistFormat.width(for: UInt64(tableOffset))
-        for offset in offsets { out.appendBigEndian(UInt64(offset), width: offsetSize) }
-        for _ in 0..<6 { out.append(0) }
-        out.append(UInt8(offsetSize))
-        out.append(UInt8(refSize))
-        out.appendBigEndian(UInt64(objects.count), width: 8)
-        out.appendBigEndian(UInt64(top), width: 8)
-        out.appendBigEndian(UInt64(tableOffset), width: 8)
-        precondition(out.position <= bound, "bplist size bound exceeded")
-        return out.position
+        for value in 0..<uidSlots.count where uidSlots[value] != 0 {
+            offsets.appendBigEndian(UInt64(position), width: layout.offsetWidth)
+            position += Self.writeUID(value, at: base + position)
+        }
+        precondition(position == layout.tableOffset, "bplist layout does not add up")
+        writeFrame(layout, into: base)
+    }
+
+    /// Lays the file out inside the arena (at least `layout.total` bytes), last object first.
+    ///
+    /// Every scalar moves towards the end (its file offset is its arena offset plus the header
+    /// and the containers before it; UID objects come last), so filling from the end never
+    /// overwrites a scalar that has not moved yet; the offset table lies past the arena's old end.
+    private func writeInPlace(_ layout: Layout) {
+        let base = arena.base.unsafelyUnwrapped
+        var end = layout.tableOffset
+        var scalarEnd = arena.count
+        let offsetWidth = layout.offsetWidth
+        var uid = layout.objectCount
+        var value = uidSlots.count - 1
+        while value >= 0 {
+            if uidSlots[value] != 0 {
+                uid -= 1
+                end -= 1 + BPlistFormat.width(for: UInt64(value))
+                _ = Self.writeUID(value, at: base + end)
+                var offset = BPlistOutput(base: base + layout.tableOffset + uid * offsetWidth)
+                offset.appendBigEndian(UInt64(end), width: offsetWidth)
+            }
+            value -= 1
+        }
+        var index = count - 1
+        while index >= 0 {
+            let kind = kinds[index]
+            if Self.isScalar(kind) {
+                let start = starts[index]
+                let size = scalarEnd - start
+                scalarEnd = start
+                end -= size
+                if end != start { memmove(base + end, base + start, size) }
+            } else {
+                end -= Self.containerSize(kind, width: layout.referenceWidth)
+                writeContainer(index, kind: kind, width: layout.referenceWidth, at: base + end)
+            }
+            var offset = BPlistOutput(base: base + layout.tableOffset + index * offsetWidth)
+            offset.appendBigEndian(UInt64(end), width: offsetWidth)
+            index -= 1
+        }
+        precondition(end == BPlistFormat.headerSize && scalarEnd == 0, "bplist layout does not add up")
+        writeFrame(layout, into: base)
     }
 }
 
-/// The encoder's output: a cursor into a buffer sized in advance from an upper bound.
-private struct BPlistOutput {
+/// The encoder's output: a cursor into a buffer with room for everything it is asked to write.
+struct BPlistOutput {
     let base: UnsafeMutablePointer<UInt8>
     var position = 0
 
@@ -185,46 +284,72 @@ private struct BPlistOutput {
         appendBigEndian(value, width: width)
     }
 
+    /// The bytes of a marker for `count` elements (with the escaped count when it is 15 or more).
+    @inline(__always)
+    static func markerSize(count: Int) -> Int {
+        count < 15 ? 1 : 2 + BPlistFormat.width(for: UInt64(count))
+    }
+
+    /// The size of the scalar object encoded at `at` (marker, count and payload).
+    @inline(__always)
+    static func encodedSize(_ at: UnsafePointer<UInt8>) -> Int {
+        let marker = at[0]
+        let low = Int(marker & 0x0F)
+        switch marker >> 4 {
+        case 0x0: return 1
+        case 0x1, 0x2: return 1 + (1 << low)
+        case 0x3: return 9
+        case 0x8: return 2 + low
+        default:
+            var count = low
+            var header = 1
+            if low == 15 {
+                let width = 1 << Int(at[1] & 0x0F)
+                count = 0
+                for i in 0..<width { count = count << 8 | Int(at[2 + i]) }
+                header = 2 + width
+            }
+            return header + (marker >> 4 == 0x6 ? 2 * count : count)
+        }
+    }
+
     /// ASCII text as `0x5_` bytes, anything else as big-endian UTF-16 `0x6_`.
-    mutating func appendString(_ string: String) {
-        var string = string
-        string.withUTF8 { utf8 in
-            let raw = UnsafeRawBufferPointer(utf8)
-            if Self.isASCII(raw) {
-                appendMarker(BPlistFormat.Marker.asciiString.rawValue, count: raw.count)
-                append(contentsOf: raw)
-                return
-            }
-            var units = 0
-            for byte in utf8 {
-                // Every non-continuation byte starts a scalar (one unit); 4-byte leads need two.
-                if byte & 0xC0 != 0x80 { units += 1 }
-                if byte >= 0xF0 { units += 1 }
-            }
-            appendMarker(BPlistFormat.Marker.utf16String.rawValue, count: units)
-            var i = 0
-            let n = utf8.count
-            while i < n {
-                let b0 = UInt32(utf8[i])
-                if b0 < 0x80 {
-                    appendBigEndian(UInt64(b0), width: 2)
-                    i += 1
-                } else if b0 < 0xE0 {
-                    appendBigEndian(UInt64((b0 & 0x1F) << 6 | UInt32(utf8[i + 1]) & 0x3F), width: 2)
-                    i += 2
-                } else if b0 < 0xF0 {
-                    let unit = (b0 & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | UInt32(utf8[i + 2]) & 0x3F
-                    appendBigEndian(UInt64(unit), width: 2)
-                    i += 3
-                } else {
-                    let scalar =
-                        (b0 & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6
-                        | UInt32(utf8[i + 3]) & 0x3F
-                    let v = scalar - 0x10000
-                    appendBigEndian(UInt64(0xD800 | v >> 10), width: 2)
-                    appendBigEndian(UInt64(0xDC00 | v & 0x3FF), width: 2)
-                    i += 4
-                }
+    mutating func appendString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        if Self.isASCII(raw) {
+            appendMarker(BPlistFormat.Marker.asciiString.rawValue, count: raw.count)
+            append(contentsOf: raw)
+            return
+        }
+        var units = 0
+        for byte in utf8 {
+            // Every non-continuation byte starts a scalar (one unit); 4-byte leads need two.
+            if byte & 0xC0 != 0x80 { units += 1 }
+            if byte >= 0xF0 { units += 1 }
+        }
+        appendMarker(BPlistFormat.Marker.utf16String.rawValue, count: units)
+        var i = 0
+        let n = utf8.count
+        while i < n {
+            let b0 = UInt32(utf8[i])
+            if b0 < 0x80 {
+                appendBigEndian(UInt64(b0), width: 2)
+                i += 1
+            } else if b0 < 0xE0 {
+                appendBigEndian(UInt64((b0 & 0x1F) << 6 | UInt32(utf8[i + 1]) & 0x3F), width: 2)
+                i += 2
+            } else if b0 < 0xF0 {
+                let unit = (b0 & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | UInt32(utf8[i + 2]) & 0x3F
+                appendBigEndian(UInt64(unit), width: 2)
+                i += 3
+            } else {
+                let scalar =
+                    (b0 & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6
+                    | UInt32(utf8[i + 3]) & 0x3F
+                let v = scalar - 0x10000
+                appendBigEndian(UInt64(0xD800 | v >> 10), width: 2)
+                appendBigEndian(UInt64(0xDC00 | v & 0x3FF), width: 2)
+                i += 4
             }
         }
     }

@@ -5,158 +5,266 @@
 /// puts the root at index 0 as CoreFoundation does. A container collects its children's
 /// references on a scratch stack, so building a table allocates nothing per container.
 ///
+/// Scalars are encoded when they are added: their bytes (marker, count, payload, exactly as
+/// in the file) go to one byte arena, and strings and data are uniqued by comparing those
+/// bytes. An object is then a position and a kind, and the table holds no Swift values at
+/// all: nothing to retain or release, about a third of the memory of a table of enums.
+/// When the arena holds the scalars in index order (always, for tables built only by adding),
+/// ``encodeAllocated(top:)`` lays the file out inside the arena itself.
+///
 /// ```swift
-/// var table = BPlistTable()
+/// let table = BPlistTable()
 /// let root = table.beginContainer()
 /// table.appendReference(table.add(string: "a"))
 /// table.endArray(root)
 /// let bytes = try table.encode()
 /// ```
-package struct BPlistTable {
-    package enum Object {
-        case bool(Bool)
-        case int(Int64)
-        case uint(UInt64)
-        case real(Double)
-        case float(Float)
-        case date(Double)
-        case data([UInt8])
-        case string(String)
-        case uid(UInt64)
-        /// References `refs[range]`.
-        case array(Range<Int>)
-        /// `2n` references in `refs[range]`: the `n` keys, then the `n` values.
-        case dict(Range<Int>)
-        /// A slot reserved by `beginContainer` and not yet ended.
-        case pending
+package final class BPlistTable {
+    /// The encoded bytes of every scalar object.
+    @exclusivity(unchecked) var arena = RawVector<UInt8>()
+    /// Per object: a scalar's offset in the arena, or a container's first reference in `refs`.
+    @exclusivity(unchecked) var starts = RawVector<Int>()
+    /// Per object: its kind (``Kind``) and, for a container, its number of references.
+    @exclusivity(unchecked) var kinds = RawVector<UInt32>()
+    /// Container references (object indices), each container's a contiguous run.
+    @exclusivity(unchecked) var refs = RawVector<UInt32>()
+    /// References of the open containers, innermost last.
+    @exclusivity(unchecked) private var scratch = RawVector<UInt32>()
+    /// Per UID value: nonzero once a reference to it was handed out (see ``uidReference(_:)``);
+    /// while encoding, the UID object's index + 1.
+    @exclusivity(unchecked) var uidSlots = RawVector<UInt32>()
+    /// Whether the arena holds every scalar once, in index order, with no gaps.
+    @exclusivity(unchecked) var scalarsInOrder = true
+    /// Set once the arena has been handed to the caller by ``encodeAllocated(top:)``.
+    @exclusivity(unchecked) var consumed = false
+
+    @exclusivity(unchecked) private var ints = WordIndex()
+    @exclusivity(unchecked) private var reals = WordIndex()
+    @exclusivity(unchecked) private var dates = WordIndex()
+    /// Strings and data, by their encoded bytes (the marker tells the two apart).
+    @exclusivity(unchecked) private var encoded = EncodedIndex()
+    @exclusivity(unchecked) private var uints: [UInt64: Int] = [:]
+    @exclusivity(unchecked) private var floats: [UInt32: Int] = [:]
+    @exclusivity(unchecked) private var uids: [UInt64: Int] = [:]
+    @exclusivity(unchecked) private var bools: (Int?, Int?) = (nil, nil)
+
+    @exclusivity(unchecked) private var lastKeys: [String] = []
+    @exclusivity(unchecked) private var lastKeyRefs: [UInt32] = []
+
+    /// An object's kind, in the top two bits of its `kinds` entry; the low 30 bits count a
+    /// container's references.
+    enum Kind {
+        static let pending: UInt32 = 0
+        static let scalar: UInt32 = 1 << 30
+        static let array: UInt32 = 2 << 30
+        static let dict: UInt32 = 3 << 30
+        static let countMask: UInt32 = (1 << 30) - 1
     }
-
-    package private(set) var objects: [Object] = []
-    package private(set) var refs: [Int] = []
-    private var scratch: [Int] = []
-
-    private var ints = WordIndex()
-    private var uints: [UInt64: Int] = [:]
-    private var reals = WordIndex()
-    private var floats: [UInt32: Int] = [:]
-    private var dates = WordIndex()
-    private var stringIndex = StringIndex()
-    private var datas: [ExactBytes: Int] = [:]
-    private var uids: [UInt64: Int] = [:]
-    private var bools: (Int?, Int?) = (nil, nil)
 
     package init() {}
 
-    private var lastKeys: [String] = []
-    private var lastKeyRefs: [Int] = []
-
-    /// Appends references to `keys`, reusing the previous dictionary's when its keys are the same.
-    package mutating func appendKeyReferences(_ keys: [String]) {
-        if keys.count == lastKeys.count, zip(keys, lastKeys).allSatisfy({ ExactString($0) == ExactString($1) }) {
-            scratch.append(contentsOf: lastKeyRefs)
-            return
-        }
-        lastKeyRefs.removeAll(keepingCapacity: true)
-        for key in keys { lastKeyRefs.append(add(string: key)) }
-        lastKeys = keys
-        scratch.append(contentsOf: lastKeyRefs)
+    deinit {
+        arena.free()
+        starts.free()
+        kinds.free()
+        refs.free()
+        scratch.free()
+        uidSlots.free()
     }
 
-    /// One hash lookup: the existing index for `key`, or a new object appended and recorded.
+    /// Objects added so far, not counting UID objects (which are placed after them in the file).
+    package var count: Int { kinds.count }
+
+    // MARK: Scalars
+
+    /// Appends a new scalar object whose encoding `write` puts at the arena's end (at most `bound` bytes).
     @inline(__always)
-    private static func unique<K: Hashable>(_ map: inout [K: Int], _ objects: inout [Object], _ key: K, _ object: @autoclosure () -> Object) -> Int {
-        let candidate = objects.count
-        var found = candidate
-        func visit(_ slot: inout Int) { found = slot }
-        visit(&map[key, default: candidate])
-        if found == candidate { objects.append(object()) }
-        return found
+    private func appendScalar(bound: Int, _ write: (inout BPlistOutput) -> Void) -> Int {
+        let start = arena.count
+        arena.reserve(start + bound)
+        var out = BPlistOutput(base: arena.base.unsafelyUnwrapped + start)
+        write(&out)
+        arena.commit(out.position)
+        return appendObject(start: start, kind: Kind.scalar)
     }
-
-    package var count: Int { objects.count }
 
     @inline(__always)
-    private mutating func append(_ object: Object) -> Int {
-        objects.append(object)
-        return objects.count - 1
+    private func appendObject(start: Int, kind: UInt32) -> Int {
+        starts.append(start)
+        kinds.append(kind)
+        return kinds.count - 1
     }
 
-    package mutating func add(bool value: Bool) -> Int {
+    package func add(bool value: Bool) -> Int {
         if let index = value ? bools.1 : bools.0 { return index }
-        let index = append(.bool(value))
+        let index = appendScalar(bound: 1) { $0.append(value ? BPlistFormat.trueMarker : BPlistFormat.falseMarker) }
         if value { bools.1 = index } else { bools.0 = index }
         return index
     }
 
-    package mutating func add(int value: Int64) -> Int {
-        let index = ints.index(of: UInt64(bitPattern: value), candidate: objects.count)
-        if index == objects.count { objects.append(.int(value)) }
+    package func add(int value: Int64) -> Int {
+        let candidate = count
+        let index = ints.index(of: UInt64(bitPattern: value), candidate: candidate)
+        if index == candidate { _ = appendScalar(bound: 9) { $0.appendInteger(value) } }
         return index
     }
 
     /// An unsigned integer; values up to `Int64.max` are the same object as the equal `Int64`.
-    package mutating func add(uint value: UInt64) -> Int {
+    package func add(uint value: UInt64) -> Int {
         if let small = Int64(exactly: value) { return add(int: small) }
         if let index = uints[value] { return index }
-        let index = append(.uint(value))
+        let index = appendScalar(bound: 17) { $0.appendUnsigned(value) }
         uints[value] = index
         return index
     }
 
-    package mutating func add(real value: Double) -> Int {
-        let index = reals.index(of: value.bitPattern, candidate: objects.count)
-        if index == objects.count { objects.append(.real(value)) }
-        return index
-    }
-
-    package mutating func add(float value: Float) -> Int {
-        Self.unique(&floats, &objects, value.bitPattern, .float(value))
-    }
-
-    package mutating func add(date value: Double) -> Int {
-        let index = dates.index(of: value.bitPattern, candidate: objects.count)
-        if index == objects.count { objects.append(.date(value)) }
-        return index
-    }
-
-    package mutating func add(string value: String) -> Int {
-        var value = value
-        let candidate = objects.count
-        let index = Self.lookUp(&value, candidate: candidate, in: &stringIndex, objects: objects)
-        if index == candidate { objects.append(.string(value)) }
-        return index
-    }
-
-    /// Kept apart from `add(string:)` so the borrowed `objects` is released before it appends.
-    @inline(__always)
-    private static func lookUp(_ value: inout String, candidate: Int, in index: inout StringIndex, objects: [Object]) -> Int {
-        value.withUTF8 { utf8 in
-            index.index(of: utf8, candidate: candidate) { at in
-                guard case .string(let stored) = objects[at] else { preconditionFailure("the string index points at a non-string") }
-                return stored
+    package func add(real value: Double) -> Int {
+        let candidate = count
+        let index = reals.index(of: value.bitPattern, candidate: candidate)
+        if index == candidate {
+            _ = appendScalar(bound: 9) {
+                $0.append(BPlistFormat.float64Marker)
+                $0.appendBigEndian(value.bitPattern, width: 8)
             }
+        }
+        return index
+    }
+
+    package func add(float value: Float) -> Int {
+        if let index = floats[value.bitPattern] { return index }
+        let index = appendScalar(bound: 5) {
+            $0.append(BPlistFormat.float32Marker)
+            $0.appendBigEndian(UInt64(value.bitPattern), width: 4)
+        }
+        floats[value.bitPattern] = index
+        return index
+    }
+
+    package func add(date value: Double) -> Int {
+        let candidate = count
+        let index = dates.index(of: value.bitPattern, candidate: candidate)
+        if index == candidate {
+            _ = appendScalar(bound: 9) {
+                $0.append(BPlistFormat.dateMarker)
+                $0.appendBigEndian(value.bitPattern, width: 8)
+            }
+        }
+        return index
+    }
+
+    package func add(string value: String) -> Int {
+        var value = value
+        return value.withUTF8 { utf8 in
+            // UTF-16 takes at most two bytes per UTF-8 byte.
+            addEncoded(bound: 10 + 2 * utf8.count) { $0.appendString(utf8) }
         }
     }
 
-    package mutating func add(data value: [UInt8]) -> Int {
-        Self.unique(&datas, &objects, ExactBytes(value), .data(value))
+    package func add(data value: [UInt8]) -> Int {
+        value.withUnsafeBytes { add(data: $0) }
+    }
+
+    package func add(data bytes: UnsafeRawBufferPointer) -> Int {
+        addEncoded(bound: 10 + bytes.count) {
+            $0.appendMarker(BPlistFormat.Marker.data.rawValue, count: bytes.count)
+            $0.append(contentsOf: bytes)
+        }
+    }
+
+    /// Encodes a string or data object at the arena's end, then keeps it as a new object or
+    /// takes it back in favour of an equal one already in the table.
+    @inline(__always)
+    private func addEncoded(bound: Int, _ write: (inout BPlistOutput) -> Void) -> Int {
+        let start = arena.count
+        arena.reserve(start + bound)
+        let at = arena.base.unsafelyUnwrapped + start
+        var out = BPlistOutput(base: at)
+        write(&out)
+        let bytes = UnsafeRawBufferPointer(start: at, count: out.position)
+        let candidate = count
+        let index = encoded.index(of: bytes, candidate: candidate) { self.scalarBytes(at: $0) }
+        if index == candidate {
+            arena.commit(out.position)
+            _ = appendObject(start: start, kind: Kind.scalar)
+        }
+        return index
     }
 
     /// A UID; values of 2^32 and more are refused by Apple's readers and so by this writer.
-    package mutating func add(uid value: UInt64) throws(ArchiveError) -> Int {
+    package func add(uid value: UInt64) throws(ArchiveError) -> Int {
         guard value <= UInt64(UInt32.max) else {
             throw ArchiveError(.unencodable, reason: "UID \(value) is 2^32 or more, which Apple's readers reject")
         }
+        // In a keyed archive every UID names one of its `$objects`, each an object of this table.
+        if collectsUIDs, value < UInt64(count) { return uidReference(Int(value)) }
         if let index = uids[value] { return index }
-        let index = append(.uid(value))
+        let index = appendScalar(bound: 5) { out in
+            let width = BPlistFormat.width(for: value)
+            out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
+            out.appendBigEndian(value, width: width)
+        }
         uids[value] = index
         return index
     }
 
-    /// A UID object for a caller that keeps its own one-per-value index (no uniquing lookup here).
-    package mutating func appendUID(_ value: UInt32) -> Int {
-        append(.uid(UInt64(value)))
+    /// Whether ``add(uid:)`` hands out ``uidReference(_:)``s (UID objects after all others, for
+    /// keyed archives) rather than adding UID objects in place (CoreFoundation's pre-order).
+    @exclusivity(unchecked) package var collectsUIDs = false
+
+    /// Marks references to UID objects in `refs`; the rest of the bits are the UID's value.
+    static let uidTag = 1 << 31
+
+    /// A reference to the UID object of `value` (below 2^31), for containers of this table.
+    ///
+    /// UID objects are not added one by one: an archive has one per `$objects` entry and they
+    /// would double the table. A reference names the value; the file gets one UID object per
+    /// value referenced, after all other objects, in value order.
+    @inline(__always)
+    package func uidReference(_ value: Int) -> Int {
+        precondition(value >= 0 && value < Self.uidTag, "UID \(value) is out of range for a writer table")
+        if value >= uidSlots.count { growUIDSlots(to: value + 1) }
+        uidSlots[value] = 1
+        return Self.uidTag | value
     }
+
+    private func growUIDSlots(to minimum: Int) {
+        let newCount = max(minimum, uidSlots.count * 2, 64)
+        uidSlots.reserve(newCount)
+        uidSlots.base.unsafelyUnwrapped.advanced(by: uidSlots.count).initialize(repeating: 0, count: newCount - uidSlots.count)
+        uidSlots.commit(newCount - uidSlots.count)
+    }
+
+    /// The object index a reference in `refs` stands for, once ``numberUIDObjects()`` has run.
+    @inline(__always)
+    func resolve(_ reference: UInt32) -> UInt32 {
+        reference < UInt32(Self.uidTag) ? reference : uidSlots[Int(reference) - Self.uidTag] - 1
+    }
+
+    @inline(__always)
+    static func isScalar(_ kind: UInt32) -> Bool { kind & ~Kind.countMask == Kind.scalar }
+
+    /// A number below 2^30 the owner keeps with the scalar at `index` (0 until set): the keyed
+    /// archiver's UID of a raw value, so equal values share one `$objects` entry.
+    @inline(__always)
+    package func mark(ofScalar index: Int) -> Int {
+        Int(kinds[index] & Kind.countMask)
+    }
+
+    @inline(__always)
+    package func setMark(_ mark: Int, ofScalar index: Int) {
+        precondition(Self.isScalar(kinds[index]), "object #\(index) is not a scalar")
+        precondition(mark >= 0 && mark <= Int(Kind.countMask), "mark \(mark) does not fit beside a scalar")
+        kinds[index] = Kind.scalar | UInt32(mark)
+    }
+
+    /// The encoded bytes of the scalar at `index`.
+    @inline(__always)
+    func scalarBytes(at index: Int) -> UnsafeRawBufferPointer {
+        let at = arena.base.unsafelyUnwrapped + starts[index]
+        return UnsafeRawBufferPointer(start: at, count: BPlistOutput.encodedSize(at))
+    }
+
+    // MARK: Containers
 
     /// A container under construction: its reserved index and where its references start on the scratch stack.
     package struct OpenContainer {
@@ -165,86 +273,143 @@ package struct BPlistTable {
     }
 
     /// Reserves the next index for a container; add its children, then end it.
-    package mutating func beginContainer() -> OpenContainer {
-        OpenContainer(index: append(.pending), scratchStart: scratch.count)
+    package func beginContainer() -> OpenContainer {
+        OpenContainer(index: reserve(), scratchStart: scratch.count)
     }
 
     /// Adds a reference to the innermost open container.
     @inline(__always)
-    package mutating func appendReference(_ index: Int) {
-        scratch.append(index)
+    package func appendReference(_ index: Int) {
+        scratch.append(UInt32(truncatingIfNeeded: index))
+    }
+
+    /// Appends references to `keys`, reusing the previous dictionary's when its keys are the same.
+    package func appendKeyReferences(_ keys: [String]) {
+        if keys.count != lastKeys.count || !zip(keys, lastKeys).allSatisfy({ ExactString($0) == ExactString($1) }) {
+            lastKeyRefs.removeAll(keepingCapacity: true)
+            for key in keys { lastKeyRefs.append(UInt32(truncatingIfNeeded: add(string: key))) }
+            lastKeys = keys
+        }
+        lastKeyRefs.withUnsafeBufferPointer { scratch.append(contentsOf: $0) }
     }
 
     /// Ends an array whose references were appended since `beginContainer`.
-    package mutating func endArray(_ container: OpenContainer) {
-        objects[container.index] = .array(moveScratch(from: container.scratchStart))
+    package func endArray(_ container: OpenContainer) {
+        finishContainer(container, kind: Kind.array)
     }
 
     /// Ends a dictionary whose key references, then value references, were appended since `beginContainer`.
-    package mutating func endDict(_ container: OpenContainer) {
-        let range = moveScratch(from: container.scratchStart)
-        precondition(range.count % 2 == 0, "a dictionary needs as many values as keys")
-        objects[container.index] = .dict(range)
+    package func endDict(_ container: OpenContainer) {
+        precondition((scratch.count - container.scratchStart) % 2 == 0, "a dictionary needs as many values as keys")
+        finishContainer(container, kind: Kind.dict)
+    }
+
+    private func finishContainer(_ container: OpenContainer, kind: UInt32) {
+        let start = refs.count
+        let moved = scratch.count - container.scratchStart
+        refs.append(contentsOf: UnsafeBufferPointer(start: scratch.base.map { $0 + container.scratchStart }, count: moved))
+        scratch.truncate(to: container.scratchStart)
+        setContainer(container.index, kind: kind, start: start, count: moved)
+    }
+
+    private func setContainer(_ index: Int, kind: UInt32, start: Int, count: Int) {
+        precondition(index >= 0 && index < self.count, "object #\(index) is not in the table")
+        precondition(count <= Int(Kind.countMask), "a container of \(count) references is too large for bplist00")
+        starts[index] = start
+        kinds[index] = kind | UInt32(count)
+    }
+
+    @inline(__always)
+    private func appendRefs(_ indices: ArraySlice<Int>) {
+        refs.reserve(refs.count + indices.count)
+        indices.withUnsafeBufferPointer { indices in
+            for index in indices { refs.append(UInt32(truncatingIfNeeded: index)) }
+        }
     }
 
     /// Replaces a pending slot with a finished container whose references are `keys` then `values`.
-    package mutating func setDict(at index: Int, keys: some Collection<Int>, values: some Collection<Int>) {
+    package func setDict(at index: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>) {
         let start = refs.count
-        refs.append(contentsOf: keys)
-        refs.append(contentsOf: values)
-        objects[index] = .dict(start..<refs.count)
+        appendRefs(keys)
+        appendRefs(values)
+        setContainer(index, kind: Kind.dict, start: start, count: refs.count - start)
+    }
+
+    package func setDict(at index: Int, keys: [Int], values: [Int]) {
+        setDict(at: index, keys: keys[...], values: values[...])
     }
 
     /// Replaces a pending slot with a dictionary of one leading pair, then `keys` with `values`.
-    package mutating func setDict(
-        at index: Int, firstKey: Int, firstValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>
-    ) {
+    package func setDict(at index: Int, firstKey: Int, firstValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>) {
         let start = refs.count
-        refs.append(firstKey)
-        refs.append(contentsOf: keys)
-        refs.append(firstValue)
-        refs.append(contentsOf: values)
-        objects[index] = .dict(start..<refs.count)
+        refs.reserve(start + 2 + keys.count + values.count)
+        refs.append(UInt32(truncatingIfNeeded: firstKey))
+        appendRefs(keys)
+        refs.append(UInt32(truncatingIfNeeded: firstValue))
+        appendRefs(values)
+        setContainer(index, kind: Kind.dict, start: start, count: refs.count - start)
+    }
+
+    /// Replaces a pending slot with an array of the objects at `elements`.
+    package func setArray(at index: Int, elements: RawVector<UInt32>) {
+        let start = refs.count
+        refs.append(contentsOf: UnsafeBufferPointer(start: elements.base, count: elements.count))
+        setContainer(index, kind: Kind.array, start: start, count: elements.count)
     }
 
     /// Replaces a pending slot with a finished array.
-    package mutating func setArray(at index: Int, elements: some Collection<Int>) {
+    package func setArray(at index: Int, elements: ArraySlice<Int>) {
         let start = refs.count
-        refs.append(contentsOf: elements)
-        objects[index] = .array(start..<refs.count)
+        appendRefs(elements)
+        setContainer(index, kind: Kind.array, start: start, count: refs.count - start)
     }
 
-    /// Replaces a pending slot with a copy of a scalar object.
-    package mutating func setObject(at index: Int, to object: Object) {
-        objects[index] = object
+    package func setArray(at index: Int, elements: [Int]) {
+        setArray(at: index, elements: elements[...])
+    }
+
+    /// Makes a pending slot a second copy of the object at `source` (written twice in the file).
+    package func copyObject(at index: Int, from source: Int) {
+        precondition(index >= 0 && index < count, "object index out of range")
+        if source >= Self.uidTag {
+            // A UID as a value of its own: written here as an object of its own.
+            let value = UInt64(source - Self.uidTag)
+            let copy = appendScalar(bound: 5) { out in
+                out.append(BPlistFormat.Marker.uid.rawValue | UInt8(BPlistFormat.width(for: value) - 1))
+                out.appendBigEndian(value, width: BPlistFormat.width(for: value))
+            }
+            starts[index] = starts[copy]
+            kinds.truncate(to: copy)
+            starts.truncate(to: copy)
+            kinds[index] = Kind.scalar
+            scalarsInOrder = false
+            return
+        }
+        precondition(source >= 0 && source < count, "object index out of range")
+        starts[index] = starts[source]
+        if Self.isScalar(kinds[source]) {
+            kinds[index] = Kind.scalar
+            scalarsInOrder = false
+        } else {
+            kinds[index] = kinds[source]
+        }
     }
 
     /// Drops the references of containers begun and never ended (after a failed encode).
-    package mutating func abandonOpenContainers() {
-        scratch.removeAll()
+    package func abandonOpenContainers() {
+        scratch.truncate(to: 0)
     }
 
     /// Writes every slot still pending as an empty dictionary, so the table always encodes.
-    package mutating func fillPendingWithEmptyDictionaries() {
-        for index in objects.indices {
-            if case .pending = objects[index] { objects[index] = .dict(refs.count..<refs.count) }
+    package func fillPendingWithEmptyDictionaries() {
+        for index in 0..<count where kinds[index] == Kind.pending {
+            starts[index] = refs.count
+            kinds[index] = Kind.dict
         }
     }
 
     /// Reserves an index to be filled later with `setArray` or `setDict`.
-    package mutating func reserve() -> Int { append(.pending) }
-
-    private mutating func moveScratch(from start: Int) -> Range<Int> {
-        let first = refs.count
-        refs.append(contentsOf: scratch[start...])
-        scratch.removeSubrange(start...)
-        return first..<refs.count
+    package func reserve() -> Int {
+        appendObject(start: 0, kind: Kind.pending)
     }
-}
-
-/// Bytes hashed in one call rather than one byte at a time.
-struct ExactBytes: Hashable {
-    let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) }; hasher.combine(bytes.count) }
 }

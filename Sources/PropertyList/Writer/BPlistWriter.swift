@@ -17,7 +17,7 @@ public struct BPlistWriter: Sendable {
     /// - Throws: ``ArchiveError`` `.unencodable` for what `bplist00` readers reject: `.null`,
     ///   `.set`, and UIDs of 2^32 or more.
     public func write(_ value: PlistValue) throws(ArchiveError) -> [UInt8] {
-        var table = BPlistTable()
+        let table = BPlistTable()
         _ = try table.add(value)
         return try table.encode()
     }
@@ -25,12 +25,12 @@ public struct BPlistWriter: Sendable {
 
 extension BPlistTable {
     /// Adds a whole value tree in CoreFoundation's pre-order; returns the index of its root.
-    package mutating func add(_ value: PlistValue) throws(ArchiveError) -> Int {
+    package func add(_ value: PlistValue) throws(ArchiveError) -> Int {
         try add(value, path: "root")
     }
 
     /// Puts `value` into a slot made by `reserve()`: containers as usual, scalars as a new (not uniqued) object.
-    package mutating func fill(_ slot: Int, with value: PlistValue) throws(ArchiveError) {
+    package func fill(_ slot: Int, with value: PlistValue) throws(ArchiveError) {
         switch value {
         case .array(let elements):
             var refs: [Int] = []
@@ -44,12 +44,11 @@ extension BPlistTable {
             for (key, element) in zip(dict.keys, dict.values) { values.append(try add(element, path: key)) }
             setDict(at: slot, keys: keys, values: values)
         default:
-            let index = try add(value, path: "root")
-            setObject(at: slot, to: objects[index])
+            copyObject(at: slot, from: try add(value, path: "root"))
         }
     }
 
-    private mutating func add(_ value: PlistValue, path: @autoclosure () -> String) throws(ArchiveError) -> Int {
+    private func add(_ value: PlistValue, path: @autoclosure () -> String) throws(ArchiveError) -> Int {
         switch value {
         case .null:
             throw ArchiveError(

@@ -6,15 +6,17 @@ import Musl
 import Darwin
 #endif
 
-/// The writer's string uniquing index: open addressing over a hash of the UTF-8 bytes.
+/// The writer's uniquing index for strings and data: open addressing over a hash of their
+/// encoded bytes (marker, count and payload, as in the file).
 ///
 /// Strings are the most common objects in an archive and most are short; `Hasher`'s SipHash
 /// costs more than the rest of adding such a string. This index hashes eight bytes per step with
 /// multiply-mix rounds keyed by a per-process random seed (so crafted strings cannot be aimed at
 /// one bucket across processes), keeps each entry's hash to skip most mismatches without
-/// touching the string, and compares bytes only on a full hash match.
-struct StringIndex {
-    /// Per bucket: the string's table index and its hash.
+/// touching the bytes, and compares bytes only on a full hash match. Equal encodings are equal
+/// values: the encoding is exact (no normalisation) and its marker tells strings from data.
+struct EncodedIndex {
+    /// Per bucket: the object's table index and its hash.
     private var buckets = OpenBuckets(capacity: 64)
 
     private static let seed: UInt64 = {
@@ -23,20 +25,18 @@ struct StringIndex {
         return UInt64(UInt(bitPattern: hasher.finalize()))
     }()
 
-    /// The table index of a string equal to `utf8`, or `candidate` (recorded) if there is none.
-    /// `stringAt` gives the string stored at a table index.
+    /// The table index of an object encoded as `bytes`, or `candidate` (recorded) if there is
+    /// none. `bytesAt` gives the encoded bytes of the object at a table index.
     @inline(__always)
-    mutating func index(of utf8: UnsafeBufferPointer<UInt8>, candidate: Int, stringAt: (Int) -> String) -> Int {
-        let hash = Self.hash(UnsafeRawBufferPointer(utf8))
+    mutating func index(of bytes: UnsafeRawBufferPointer, candidate: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) -> Int {
+        let hash = Self.hash(bytes)
         var bucket = Int(truncatingIfNeeded: hash) & buckets.mask
         while let index = buckets.slot(bucket) {
             if buckets.words[bucket] == hash {
-                var stored = stringAt(index)
-                let equal = stored.withUTF8 { other in
-                    other.count == utf8.count
-                        && (other.count == 0 || memcmp(other.baseAddress!, utf8.baseAddress!, other.count) == 0)
+                let stored = bytesAt(index)
+                if stored.count == bytes.count && memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
+                    return index
                 }
-                if equal { return index }
             }
             bucket = (bucket + 1) & buckets.mask
         }
@@ -108,8 +108,8 @@ struct WordIndex {
 /// The buckets of the uniquing indexes: linear probing over a power-of-two table, each bucket
 /// holding a table index and a 64-bit word (a string's hash, or the value itself).
 struct OpenBuckets {
-    /// Per bucket: the table index + 1 of the entry there, 0 for empty.
-    private var slots: [Int]
+    /// Per bucket: the table index + 1 of the entry there, 0 for empty (tables stay below 2^31 objects).
+    private var slots: [UInt32]
     private(set) var words: [UInt64]
     private var count = 0
     private(set) var mask: Int
@@ -123,14 +123,14 @@ struct OpenBuckets {
     /// The table index in `bucket`, or nil when it is empty.
     @inline(__always)
     func slot(_ bucket: Int) -> Int? {
-        slots[bucket] == 0 ? nil : slots[bucket] - 1
+        slots[bucket] == 0 ? nil : Int(slots[bucket]) - 1
     }
 
     /// Fills the empty `bucket`, then grows the table at three quarters full, placing each
     /// entry again from `start(word)`.
     @inline(__always)
     mutating func fill(_ bucket: Int, slot: Int, word: UInt64, start: (UInt64) -> Int) {
-        slots[bucket] = slot + 1
+        slots[bucket] = UInt32(truncatingIfNeeded: slot + 1)
         words[bucket] = word
         count += 1
         if count * 4 > slots.count * 3 { grow(start: start) }
