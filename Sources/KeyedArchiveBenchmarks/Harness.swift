@@ -366,10 +366,14 @@ struct Harness {
             where settings.selects(workload: comparison.workload, operation: comparison.operation) {
                 guard let contender = comparison.contenders.first(where: { $0.id == id }) else { continue }
                 for _ in 0..<settings.warmUpRounds { _ = try contender.run() }
+                let peakReset = ResidentMemory.resetPeak()
+                let before = ResidentMemory.sample().current
                 let start = ContinuousClock.now
                 let fingerprint = try runMarked(contender)
                 let elapsed = Self.milliseconds(ContinuousClock.now - start)
-                progress("\(comparison.label) \(contender.name): one run, \(Self.format(elapsed, digits: 2)) ms, fingerprint \(fingerprint)")
+                let added = peakReset ? ", +RSS \(Self.format(Double(ResidentMemory.sample().peak - before) / 1_048_576, digits: 1)) MB" : ""
+                progress(
+                    "\(comparison.label) \(contender.name): one run, \(Self.format(elapsed, digits: 2)) ms\(added), fingerprint \(fingerprint)")
                 ran += 1
             }
         }
