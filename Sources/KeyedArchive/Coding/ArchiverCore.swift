@@ -13,7 +13,7 @@ import PropertyList
 final class ArchiverCore {
     let table = BPlistTable()
     /// `$objects`: the table index of each UID's object.
-    @exclusivity(unchecked) private(set) var objects = RawVector<UInt32>()
+    var objectCount: Int { table.listCount }
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     @exclusivity(unchecked) private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
     /// Class description UIDs by class name.
@@ -49,10 +49,6 @@ final class ArchiverCore {
 
     let nullIndex: Int
 
-    deinit {
-        objects.free()
-    }
-
     init() {
         table.collectsUIDs = true
         _ = table.reserve()  // index 0: the top dictionary
@@ -84,8 +80,7 @@ final class ArchiverCore {
     /// Adds the object at `tableIndex` to `$objects`; returns its UID.
     @inline(__always)
     func newUID(for tableIndex: Int) -> Int {
-        objects.append(UInt32(truncatingIfNeeded: tableIndex))
-        return objects.count - 1
+        table.appendToList(tableIndex)
     }
 
     /// The table indices of a layout's escaped field keys, added to the table once per archive.
@@ -156,11 +151,31 @@ final class ArchiverCore {
     /// Adds a field whose key is already a table index of the escaped key; a repeated key replaces the earlier value.
     func addEscapedField(_ keyIndex: Int, value: Int) {
         let start = fieldStartOfCurrent
-        if let position = fieldKeys[start...].firstIndex(of: keyIndex) {
+        if let position = fieldPosition(of: keyIndex, from: start) {
             fieldValues[position] = value
         } else {
             fieldKeys.append(keyIndex)
             fieldValues.append(value)
+        }
+    }
+
+    /// The fields of the stack from `start` on.
+    @inline(__always)
+    private func fields(_ stack: [Int], from start: Int) -> ArraySlice<Int> {
+        stack[start...]
+    }
+
+    private func fieldPosition(of keyIndex: Int, from start: Int) -> Int? {
+        fieldKeys[start...].firstIndex(of: keyIndex)
+    }
+
+    /// Drops the fields from `start` on (one object's, when it ends).
+    @inline(__always)
+    private func truncateFields(to start: Int) {
+        let extra = fieldKeys.count - start
+        if extra > 0 {
+            fieldKeys.removeLast(extra)
+            fieldValues.removeLast(extra)
         }
     }
 
@@ -180,7 +195,7 @@ final class ArchiverCore {
         }
         let keyIndex = table.add(string: ArchiveFormat.escape(key))
         addEscapedField(keyIndex, value: -1)
-        let position = fieldKeys[fieldStartOfCurrent...].firstIndex(of: keyIndex)! - fieldStartOfCurrent
+        let position = fieldPosition(of: keyIndex, from: fieldStartOfCurrent)! - fieldStartOfCurrent
         currentConditionals[currentConditionals.count - 1].append((position, ObjectIdentifier(object), object))
     }
 
@@ -192,14 +207,12 @@ final class ArchiverCore {
         if pending.isEmpty {
             table.setDict(
                 at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
-                keys: fieldKeys[frame.fieldStart...], values: fieldValues[frame.fieldStart...])
-            fieldKeys.removeLast(fieldKeys.count - frame.fieldStart)
-            fieldValues.removeLast(fieldValues.count - frame.fieldStart)
+                keys: fields(fieldKeys, from: frame.fieldStart), values: fields(fieldValues, from: frame.fieldStart))
+            truncateFields(to: frame.fieldStart)
         } else {
-            let keys = [classKeyIndex] + fieldKeys[frame.fieldStart...]
-            let values = [classReference] + fieldValues[frame.fieldStart...]
-            fieldKeys.removeLast(fieldKeys.count - frame.fieldStart)
-            fieldValues.removeLast(fieldValues.count - frame.fieldStart)
+            let keys = [classKeyIndex] + fields(fieldKeys, from: frame.fieldStart)
+            let values = [classReference] + fields(fieldValues, from: frame.fieldStart)
+            truncateFields(to: frame.fieldStart)
             for entry in pending { retainedConditionals.append(entry.object) }
             conditionals.append(
                 PendingObject(
@@ -211,8 +224,7 @@ final class ArchiverCore {
 
     /// Abandons an object after an error (its slot stays pending; the archive is not finished).
     func abandonObject(_ frame: ObjectFrame) {
-        fieldKeys.removeSubrange(min(frame.fieldStart, fieldKeys.count)...)
-        fieldValues.removeSubrange(min(frame.fieldStart, fieldValues.count)...)
+        truncateFields(to: frame.fieldStart)
         if !frameStarts.isEmpty { frameStarts.removeLast() }
         if !currentConditionals.isEmpty { currentConditionals.removeLast() }
     }
@@ -313,7 +325,7 @@ final class ArchiverCore {
         }
         conditionals.removeAll()
         let objectsArray = table.reserve()
-        table.setArray(at: objectsArray, elements: objects)
+        table.setArrayFromList(at: objectsArray)
         let topDict = table.reserve()
         table.setDict(
             at: topDict, keys: top.map { table.add(string: $0.0) }, values: top.map { $0.1 })

@@ -191,16 +191,22 @@ extension BPlistTable {
             }
             value -= 1
         }
+        // Scalars with no container between them move together: one move per run.
+        var runEnd = scalarEnd
+        func moveRun() {
+            let shift = end - scalarEnd
+            if runEnd > scalarEnd, shift != 0 { memmove(base + end, base + scalarEnd, runEnd - scalarEnd) }
+            runEnd = scalarEnd
+        }
         var index = count - 1
         while index >= 0 {
             let kind = kinds[index]
             if Self.isScalar(kind) {
                 let start = starts[index]
-                let size = scalarEnd - start
+                end -= scalarEnd - start
                 scalarEnd = start
-                end -= size
-                if end != start { memmove(base + end, base + start, size) }
             } else {
+                moveRun()
                 end -= Self.containerSize(kind, width: layout.referenceWidth)
                 writeContainer(index, kind: kind, width: layout.referenceWidth, at: base + end)
             }
@@ -208,6 +214,7 @@ extension BPlistTable {
             offset.appendBigEndian(UInt64(end), width: offsetWidth)
             index -= 1
         }
+        moveRun()
         precondition(end == BPlistFormat.headerSize && scalarEnd == 0, "bplist layout does not add up")
         writeFrame(layout, into: base)
     }

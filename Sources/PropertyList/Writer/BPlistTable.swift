@@ -33,6 +33,8 @@ package final class BPlistTable {
     /// Per UID value: nonzero once a reference to it was handed out (see ``uidReference(_:)``);
     /// while encoding, the UID object's index + 1.
     @exclusivity(unchecked) var uidSlots = RawVector<UInt32>()
+    /// Object indices collected for ``setArrayFromList(at:)``.
+    @exclusivity(unchecked) private var list = RawVector<UInt32>()
     /// Whether the arena holds every scalar once, in index order, with no gaps.
     @exclusivity(unchecked) var scalarsInOrder = true
     /// Set once the arena has been handed to the caller by ``encodeAllocated(top:)``.
@@ -70,6 +72,7 @@ package final class BPlistTable {
         refs.free()
         scratch.free()
         uidSlots.free()
+        list.free()
     }
 
     /// Objects added so far, not counting UID objects (which are placed after them in the file).
@@ -350,11 +353,21 @@ package final class BPlistTable {
         setContainer(index, kind: Kind.dict, start: start, count: refs.count - start)
     }
 
-    /// Replaces a pending slot with an array of the objects at `elements`.
-    package func setArray(at index: Int, elements: RawVector<UInt32>) {
+    /// Adds an object index to the table's list, an array collected while the table is built
+    /// (a keyed archive's `$objects`); returns its position.
+    @inline(__always)
+    package func appendToList(_ index: Int) -> Int {
+        list.append(UInt32(truncatingIfNeeded: index))
+        return list.count - 1
+    }
+
+    package var listCount: Int { list.count }
+
+    /// Replaces a pending slot with an array of the objects in the list.
+    package func setArrayFromList(at index: Int) {
         let start = refs.count
-        refs.append(contentsOf: UnsafeBufferPointer(start: elements.base, count: elements.count))
-        setContainer(index, kind: Kind.array, start: start, count: elements.count)
+        refs.append(contentsOf: UnsafeBufferPointer(start: list.base, count: list.count))
+        setContainer(index, kind: Kind.array, start: start, count: list.count)
     }
 
     /// Replaces a pending slot with a finished array.

@@ -12,21 +12,21 @@ import Darwin
 /// C library move a large block by remapping its pages instead of copying them, and capacity
 /// that is never written is never made resident, so growing costs neither time nor memory the
 /// way a copy into a fresh array would. The owner calls ``free()`` once; copies share storage.
-package struct RawVector<Element: BitwiseCopyable> {
-    package private(set) var base: UnsafeMutablePointer<Element>?
-    package private(set) var count = 0
-    package private(set) var capacity = 0
+struct RawVector<Element: BitwiseCopyable> {
+    private(set) var base: UnsafeMutablePointer<Element>?
+    private(set) var count = 0
+    private(set) var capacity = 0
 
-    package init() {}
+    init() {}
 
-    package subscript(index: Int) -> Element {
+    subscript(index: Int) -> Element {
         @inline(__always) get { base.unsafelyUnwrapped[index] }
         @inline(__always) nonmutating set { base.unsafelyUnwrapped[index] = newValue }
     }
 
     /// Room for at least `minimum` elements in all.
     @inline(__always)
-    package mutating func reserve(_ minimum: Int) {
+    mutating func reserve(_ minimum: Int) {
         if minimum > capacity { grow(minimum) }
     }
 
@@ -42,13 +42,13 @@ package struct RawVector<Element: BitwiseCopyable> {
     }
 
     @inline(__always)
-    package mutating func append(_ element: Element) {
+    mutating func append(_ element: Element) {
         if count == capacity { grow(count + 1) }
         base.unsafelyUnwrapped[count] = element
         count += 1
     }
 
-    package mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+    mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
         guard let source = elements.baseAddress, !elements.isEmpty else { return }
         reserve(count + elements.count)
         (base.unsafelyUnwrapped + count).update(from: source, count: elements.count)
@@ -74,7 +74,7 @@ package struct RawVector<Element: BitwiseCopyable> {
         return base
     }
 
-    package func free() {
+    func free() {
         if let base { releaseBlock(base) }
     }
 }
