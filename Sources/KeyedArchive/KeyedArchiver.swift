@@ -19,7 +19,7 @@ import PropertyList
 ///
 /// The output is deterministic: the same graph gives the same bytes.
 public final class KeyedArchiver {
-    let core = ArchiverCore()
+    let core = ArchiverCore(sizedLikeLastArchive: true)
     private var top: [(String, Int)] = []
     private var finished: Data?
 

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import Synchronization
 
 /// The state of one archive being written: the bplist object table it streams into,
 /// the `$objects` list (UID → table index), instance identities, and class descriptions.
@@ -48,8 +49,17 @@ final class ArchiverCore {
     @exclusivity(unchecked) private var registrations: [ObjectIdentifier] = []
 
     let nullIndex: Int
+    private let sizedLikeLastArchive: Bool
 
-    init() {
+    /// The table sizes of the last archive a sized core finished in this process.
+    private static let lastSizes = Mutex(BPlistTable.Sizes())
+
+    /// A core for a whole archive starts with room for as much as the last archive finished in
+    /// this process held (apps archive the same kinds of graphs again and again), so its tables
+    /// rarely grow and copy; room that is not used is never touched. Scratch cores start small.
+    init(sizedLikeLastArchive: Bool = false) {
+        self.sizedLikeLastArchive = sizedLikeLastArchive
+        if sizedLikeLastArchive { table.reserveCapacity(Self.lastSizes.withLock { $0 }) }
         table.collectsUIDs = true
         _ = table.reserve()  // index 0: the top dictionary
         nullIndex = table.add(string: ArchiveFormat.null)
@@ -301,6 +311,10 @@ final class ArchiverCore {
     /// The finished archive as `Data` that owns the encoder's buffer (no copy of the bytes).
     func finishData(top: [(String, Int)]) throws(ArchiveError) -> Data {
         try close(top: top)
+        if sizedLikeLastArchive {
+            let sizes = table.sizes
+            Self.lastSizes.withLock { $0 = sizes }
+        }
         let (bytes, count) = try table.encodeAllocated()
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }

@@ -78,6 +78,35 @@ package final class BPlistTable {
     /// Objects added so far, not counting UID objects (which are placed after them in the file).
     package var count: Int { kinds.count }
 
+    /// How much a table holds: objects, container references, bytes of its file and list entries.
+    package struct Sizes: Sendable {
+        var objects = 0
+        var references = 0
+        var bytes = 0
+        var list = 0
+        package init() {}
+    }
+
+    package var sizes: Sizes {
+        var sizes = Sizes()
+        sizes.objects = count
+        sizes.references = refs.count
+        // The arena becomes the file in the end: room for the containers and offsets too.
+        sizes.bytes = arena.count + 4 * refs.count + 8 * count + 64
+        sizes.list = list.count
+        return sizes
+    }
+
+    /// Room for `sizes` (each capped at 2^24 elements), so a table that ends up that large never grows.
+    package func reserveCapacity(_ sizes: Sizes) {
+        let cap = 1 << 24
+        starts.reserve(min(sizes.objects, cap))
+        kinds.reserve(min(sizes.objects, cap))
+        refs.reserve(min(sizes.references, cap))
+        arena.reserve(min(sizes.bytes, cap))
+        list.reserve(min(sizes.list, cap))
+    }
+
     // MARK: Scalars
 
     /// Appends a new scalar object whose encoding `write` puts at the arena's end (at most `bound` bytes).
