@@ -194,10 +194,16 @@ final class UnarchiverCore {
     }
 
     func target(_ reference: Int) throws(ArchiveError) -> Target {
-        let object = try document.object(at: reference)
-        guard object.kind == .uid else { return .inline(object, index: reference) }
-        let value = document.uid(object)
+        let value: UInt64
+        if let uid = document.uidValue(at: reference) {
+            value = uid
+        } else {
+            let object = try document.object(at: reference)
+            guard object.kind == .uid else { return .inline(object, index: reference) }
+            value = document.uid(object)
+        }
         guard value < UInt64(objects.count) else {
+            let object = try document.object(at: reference)
             throw ArchiveError(
                 .invalidReference, reason: "UID \(value) is out of range: $objects has \(objects.count) entries",
                 byteOffset: object.offset, objectIndex: reference)

@@ -291,6 +291,17 @@ package struct BPlistDocument {
         Double(bitPattern: Self.bigEndian(bytes, at: object.payload, width: 8))
     }
 
+    /// The value of the object at `index` if it is a well-formed UID; nil for anything else
+    /// (read it with ``object(at:)`` then, which also reports what is wrong with it).
+    @inline(__always)
+    package func uidValue(at index: Int) -> UInt64? {
+        let offset = offsets[index]
+        let marker = bytes[offset]
+        let width = Int(marker & 0x0F) + 1
+        guard marker >> 4 == 0x8, width <= 8, offset + 1 + width <= offsetTableOffset else { return nil }
+        return Self.bigEndian(bytes, at: offset + 1, width: width)
+    }
+
     package func uid(_ object: Object) -> UInt64 {
         Self.bigEndian(bytes, at: object.payload, width: object.count)
     }
