@@ -151,15 +151,21 @@ package final class BPlistTable {
     }
 
     package func add(real value: Double) -> Int {
+        addEightBytes(value.bitPattern, marker: BPlistFormat.float64Marker, uniquedIn: &reals)
+    }
+
+    /// A real or date: a marker and eight big-endian bytes, uniqued by their bits in `index`.
+    @inline(__always)
+    private func addEightBytes(_ bits: UInt64, marker: UInt8, uniquedIn index: inout WordIndex) -> Int {
         let candidate = count
-        let index = reals.index(of: value.bitPattern, candidate: candidate)
-        if index == candidate {
+        let found = index.index(of: bits, candidate: candidate)
+        if found == candidate {
             _ = appendScalar(bound: 9) {
-                $0.append(BPlistFormat.float64Marker)
-                $0.appendBigEndian(value.bitPattern, width: 8)
+                $0.append(marker)
+                $0.appendBigEndian(bits, width: 8)
             }
         }
-        return index
+        return found
     }
 
     package func add(float value: Float) -> Int {
@@ -173,15 +179,7 @@ package final class BPlistTable {
     }
 
     package func add(date value: Double) -> Int {
-        let candidate = count
-        let index = dates.index(of: value.bitPattern, candidate: candidate)
-        if index == candidate {
-            _ = appendScalar(bound: 9) {
-                $0.append(BPlistFormat.dateMarker)
-                $0.appendBigEndian(value.bitPattern, width: 8)
-            }
-        }
-        return index
+        addEightBytes(value.bitPattern, marker: BPlistFormat.dateMarker, uniquedIn: &dates)
     }
 
     package func add(string value: String) -> Int {
