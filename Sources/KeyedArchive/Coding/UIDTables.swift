@@ -110,25 +110,3 @@ enum ArchiveKeyIDs {
         table.withLock { $0[key] ?? -1 }
     }
 }
-
-/// One value at a fixed heap address, for the hot mutable state of the archiver and unarchiver
-/// cores. A core exposes it as a computed property with addressors, so reads and in-place
-/// updates go straight through the pointer instead of through the runtime's per-access
-/// exclusivity bookkeeping on class properties (a quarter of all encoding work otherwise).
-/// Each core is used by one thread at a time and never re-enters an update of the same value.
-/// The owner calls ``free()`` once.
-struct Unchecked<Value> {
-    let mutableAddress: UnsafeMutablePointer<Value>
-
-    init(_ value: Value) {
-        mutableAddress = .allocate(capacity: 1)
-        mutableAddress.initialize(to: value)
-    }
-
-    var address: UnsafePointer<Value> { UnsafePointer(mutableAddress) }
-
-    func free() {
-        mutableAddress.deinitialize(count: 1)
-        mutableAddress.deallocate()
-    }
-}

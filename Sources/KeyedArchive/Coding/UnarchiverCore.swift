@@ -6,6 +6,9 @@ import PropertyList
 ///
 /// Decoding is driven by the requested static type; the archive's class names only select
 /// among the requested type, registered types and `setClass` mappings.
+///
+/// A core is used by one thread and never re-enters an update of the same property, so its
+/// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class UnarchiverCore {
     private let storage: UnsafeMutableRawBufferPointer
     let document: BPlistDocument
@@ -13,48 +16,28 @@ final class UnarchiverCore {
     let objects: [Int]
     /// `$top` key → value reference (a bplist object index, normally a UID).
     let top: [(key: String, reference: Int)]
-    private let _coders: Unchecked<CoderCache>
-    var coders: CoderCache {
-        unsafeAddress { _coders.address }
-        unsafeMutableAddress { _coders.mutableAddress }
-    }
+    @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
     let instances: Column<AnyObject?>
     /// UIDs being decoded now, to catch cycles through values.
     let inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
-    private let _registrations: Unchecked<[Int]>
-    var registrations: [Int] {
-        unsafeAddress { _registrations.address }
-        unsafeMutableAddress { _registrations.mutableAddress }
-    }
-    var classMap: [String: Any.Type] = [:]
-    var registered: [Any.Type] = [] {
+    @exclusivity(unchecked) var registrations: [Int] = []
+    @exclusivity(unchecked) var classMap: [String: Any.Type] = [:]
+    @exclusivity(unchecked) var registered: [Any.Type] = [] {
         didSet { registeredByName = nil }
     }
-    private var registeredByName: [String: Any.Type]?
+    @exclusivity(unchecked) private var registeredByName: [String: Any.Type]?
     /// Per UID: 1 + the position of its class description in `classDescriptions`, or 0.
     private let classSlots: Column<Int32>
-    private let _classDescriptions: Unchecked<[ClassDescription]>
-    private var classDescriptions: [ClassDescription] {
-        unsafeAddress { _classDescriptions.address }
-        unsafeMutableAddress { _classDescriptions.mutableAddress }
-    }
+    @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
     /// Per bplist object index: the `ArchiveKeyIDs` number of a key string (≥ 0); `-2 - n` when it
     /// had none while `n` numbers existed; `Int32.min` when not looked up yet.
     private let keyIDs: Column<Int32>
-    private let _depth: Unchecked<Int>
-    var depth: Int {
-        unsafeAddress { _depth.address }
-        unsafeMutableAddress { _depth.mutableAddress }
-    }
-    private let _decodedCount: Unchecked<Int>
-    var decodedCount: Int {
-        unsafeAddress { _decodedCount.address }
-        unsafeMutableAddress { _decodedCount.mutableAddress }
-    }
+    @exclusivity(unchecked) var depth: Int = 0
+    @exclusivity(unchecked) var decodedCount: Int = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
-    var stack = StackGuard()
+    @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
 
     struct ClassDescription {
@@ -102,11 +85,6 @@ final class UnarchiverCore {
             inProgress = UIDSet(count: objects.count)
             classSlots = Column(count: objects.count, repeating: 0)
             keyIDs = Column(count: document.objectCount, repeating: .min)
-            _coders = Unchecked<CoderCache>(CoderCache())
-            _registrations = Unchecked<[Int]>([])
-            _classDescriptions = Unchecked<[ClassDescription]>([])
-            _depth = Unchecked<Int>(0)
-            _decodedCount = Unchecked<Int>(0)
         } catch {
             // deinit does not run for an instance whose init failed; the state above is allocated
             // only once nothing can fail.
@@ -121,11 +99,6 @@ final class UnarchiverCore {
         inProgress.free()
         classSlots.free()
         keyIDs.free()
-        _coders.free()
-        _registrations.free()
-        _classDescriptions.free()
-        _depth.free()
-        _decodedCount.free()
     }
 
     private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> ([Int], [(String, Int)]) {
