@@ -136,13 +136,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
         do {
             if case .object(let uid, let object, let index) = try unarchiver.target(reference) {
                 if isClass, let existing = unarchiver.instances[uid] {
-                    guard let typed = existing as? T else {
-                        throw ArchiveError(
-                            .typeMismatch,
-                            reason: "expected \(name), found an instance of \(String(reflecting: Swift.type(of: existing)))",
-                            byteOffset: object.offset, objectIndex: index)
-                    }
-                    return typed
+                    return try UnarchiverCore.cast(existing, to: T.self, object: object, index: index)
                 }
                 // A coded object of this type (or of a type mapped to its class name): a keyed container.
                 if object.kind == .dict, let (_, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),

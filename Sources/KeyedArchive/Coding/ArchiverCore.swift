@@ -14,7 +14,6 @@ import Synchronization
 final class ArchiverCore {
     let table = BPlistTable()
     /// `$objects`: the table index of each UID's object.
-    var objectCount: Int { table.listCount }
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     @exclusivity(unchecked) private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
     /// Class description UIDs by class name.
@@ -161,22 +160,12 @@ final class ArchiverCore {
     /// Adds a field whose key is already a table index of the escaped key; a repeated key replaces the earlier value.
     func addEscapedField(_ keyIndex: Int, value: Int) {
         let start = fieldStartOfCurrent
-        if let position = fieldPosition(of: keyIndex, from: start) {
+        if let position = fieldKeys[start...].firstIndex(of: keyIndex) {
             fieldValues[position] = value
         } else {
             fieldKeys.append(keyIndex)
             fieldValues.append(value)
         }
-    }
-
-    /// The fields of the stack from `start` on.
-    @inline(__always)
-    private func fields(_ stack: [Int], from start: Int) -> ArraySlice<Int> {
-        stack[start...]
-    }
-
-    private func fieldPosition(of keyIndex: Int, from start: Int) -> Int? {
-        fieldKeys[start...].firstIndex(of: keyIndex)
     }
 
     /// Drops the fields from `start` on (one object's, when it ends).
@@ -205,7 +194,7 @@ final class ArchiverCore {
         }
         let keyIndex = table.add(string: ArchiveFormat.escape(key))
         addEscapedField(keyIndex, value: -1)
-        let position = fieldPosition(of: keyIndex, from: fieldStartOfCurrent)! - fieldStartOfCurrent
+        let position = fieldKeys[fieldStartOfCurrent...].firstIndex(of: keyIndex)! - fieldStartOfCurrent
         currentConditionals[currentConditionals.count - 1].append((position, ObjectIdentifier(object), object))
     }
 
@@ -217,11 +206,11 @@ final class ArchiverCore {
         if pending.isEmpty {
             table.setDict(
                 at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
-                keys: fields(fieldKeys, from: frame.fieldStart), values: fields(fieldValues, from: frame.fieldStart))
+                keys: fieldKeys[frame.fieldStart...], values: fieldValues[frame.fieldStart...])
             truncateFields(to: frame.fieldStart)
         } else {
-            let keys = [classKeyIndex] + fields(fieldKeys, from: frame.fieldStart)
-            let values = [classReference] + fields(fieldValues, from: frame.fieldStart)
+            let keys = [classKeyIndex] + fieldKeys[frame.fieldStart...]
+            let values = [classReference] + fieldValues[frame.fieldStart...]
             truncateFields(to: frame.fieldStart)
             for entry in pending { retainedConditionals.append(entry.object) }
             conditionals.append(

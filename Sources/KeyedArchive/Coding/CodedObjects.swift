@@ -67,15 +67,10 @@ extension ArchiverCore {
 }
 
 extension UnarchiverCore {
-    /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
-    /// (its own name, or a name mapped to `T`), or a registered or mapped type that is a `T`.
-    ///
-    /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
-    /// before decoding its fields, so references back to it (cycles) resolve to that instance.
     /// An instance decoded before, as `T`. Out of line: its `T?` would otherwise make every
     /// `decodeObject` call look up `Optional<T>`'s metadata.
     @inline(never)
-    private static func cast<T>(_ existing: AnyObject, to type: T.Type, object: BPlistDocument.Object, index: Int) throws -> T {
+    static func cast<T>(_ existing: AnyObject, to type: T.Type, object: BPlistDocument.Object, index: Int) throws -> T {
         guard let typed = existing as? T else {
             throw ArchiveError(
                 .typeMismatch,
@@ -85,6 +80,11 @@ extension UnarchiverCore {
         return typed
     }
 
+    /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
+    /// (its own name, or a name mapped to `T`), or a registered or mapped type that is a `T`.
+    ///
+    /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
+    /// before decoding its fields, so references back to it (cycles) resolve to that instance.
     func decodeObject<T>(
         _ reference: Int, as type: T.Type, ownName: String, registersEarly: Bool,
         make: (ObjectDict, (AnyObject) -> Void) throws -> T

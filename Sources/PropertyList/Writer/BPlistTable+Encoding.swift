@@ -69,7 +69,7 @@ extension BPlistTable {
         for value in 0..<uidSlots.count where uidSlots[value] != 0 {
             next += 1
             uidSlots[value] = UInt32(truncatingIfNeeded: next)
-            bytes += 1 + BPlistFormat.width(for: UInt64(value))
+            bytes += BPlistOutput.uidSize(UInt64(value))
         }
         return (next, bytes)
     }
@@ -100,11 +100,9 @@ extension BPlistTable {
     /// Writes the UID object of `value` at `at`; returns its size.
     @inline(__always)
     private static func writeUID(_ value: Int, at: UnsafeMutablePointer<UInt8>) -> Int {
-        let width = BPlistFormat.width(for: UInt64(value))
         var out = BPlistOutput(base: at)
-        out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
-        out.appendBigEndian(UInt64(value), width: width)
-        return 1 + width
+        out.appendUID(UInt64(value))
+        return out.position
     }
 
     /// Writes a container's marker and references at `at`.
@@ -184,7 +182,7 @@ extension BPlistTable {
         while value >= 0 {
             if uidSlots[value] != 0 {
                 uid -= 1
-                end -= 1 + BPlistFormat.width(for: UInt64(value))
+                end -= BPlistOutput.uidSize(UInt64(value))
                 _ = Self.writeUID(value, at: base + end)
                 var offset = BPlistOutput(base: base + layout.tableOffset + uid * offsetWidth)
                 offset.appendBigEndian(UInt64(end), width: offsetWidth)
@@ -194,8 +192,7 @@ extension BPlistTable {
         // Scalars with no container between them move together: one move per run.
         var runEnd = scalarEnd
         func moveRun() {
-            let shift = end - scalarEnd
-            if runEnd > scalarEnd, shift != 0 { memmove(base + end, base + scalarEnd, runEnd - scalarEnd) }
+            if runEnd > scalarEnd, end != scalarEnd { memmove(base + end, base + scalarEnd, runEnd - scalarEnd) }
             runEnd = scalarEnd
         }
         var index = count - 1
@@ -290,6 +287,17 @@ struct BPlistOutput {
         append(BPlistFormat.Marker.int.rawValue | UInt8(width.trailingZeroBitCount))
         appendBigEndian(value, width: width)
     }
+
+    /// A UID object: its marker, then the value in the smallest of 1, 2, 4 or 8 bytes.
+    @inline(__always)
+    mutating func appendUID(_ value: UInt64) {
+        let width = BPlistFormat.width(for: value)
+        append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
+        appendBigEndian(value, width: width)
+    }
+
+    @inline(__always)
+    static func uidSize(_ value: UInt64) -> Int { 1 + BPlistFormat.width(for: value) }
 
     /// The bytes of a marker for `count` elements (with the escaped count when it is 15 or more).
     @inline(__always)

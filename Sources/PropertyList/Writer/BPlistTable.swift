@@ -112,12 +112,18 @@ package final class BPlistTable {
     /// Appends a new scalar object whose encoding `write` puts at the arena's end (at most `bound` bytes).
     @inline(__always)
     private func appendScalar(bound: Int, _ write: (inout BPlistOutput) -> Void) -> Int {
+        appendObject(start: appendToArena(bound: bound, write), kind: Kind.scalar)
+    }
+
+    /// Writes an encoding at the arena's end (at most `bound` bytes); returns where it starts.
+    @inline(__always)
+    private func appendToArena(bound: Int, _ write: (inout BPlistOutput) -> Void) -> Int {
         let start = arena.count
         arena.reserve(start + bound)
         var out = BPlistOutput(base: arena.base.unsafelyUnwrapped + start)
         write(&out)
         arena.commit(out.position)
-        return appendObject(start: start, kind: Kind.scalar)
+        return start
     }
 
     @inline(__always)
@@ -228,11 +234,7 @@ package final class BPlistTable {
         // In a keyed archive every UID names one of its `$objects`, each an object of this table.
         if collectsUIDs, value < UInt64(count) { return uidReference(Int(value)) }
         if let index = uids[value] { return index }
-        let index = appendScalar(bound: 5) { out in
-            let width = BPlistFormat.width(for: value)
-            out.append(BPlistFormat.Marker.uid.rawValue | UInt8(width - 1))
-            out.appendBigEndian(value, width: width)
-        }
+        let index = appendScalar(bound: 5) { $0.appendUID(value) }
         uids[value] = index
         return index
     }
@@ -388,8 +390,6 @@ package final class BPlistTable {
         return list.count - 1
     }
 
-    package var listCount: Int { list.count }
-
     /// Replaces a pending slot with an array of the objects in the list.
     package func setArrayFromList(at index: Int) {
         let start = refs.count
@@ -413,14 +413,7 @@ package final class BPlistTable {
         precondition(index >= 0 && index < count, "object index out of range")
         if source >= Self.uidTag {
             // A UID as a value of its own: written here as an object of its own.
-            let value = UInt64(source - Self.uidTag)
-            let copy = appendScalar(bound: 5) { out in
-                out.append(BPlistFormat.Marker.uid.rawValue | UInt8(BPlistFormat.width(for: value) - 1))
-                out.appendBigEndian(value, width: BPlistFormat.width(for: value))
-            }
-            starts[index] = starts[copy]
-            kinds.truncate(to: copy)
-            starts.truncate(to: copy)
+            starts[index] = appendToArena(bound: 5) { $0.appendUID(UInt64(source - Self.uidTag)) }
             kinds[index] = Kind.scalar
             scalarsInOrder = false
             return
