@@ -77,7 +77,7 @@ public final class KeyedArchiver {
 
     /// Archives `type` under `name` instead of its own class name, in this archive.
     public func setClassName(_ name: String, for type: Any.Type) {
-        core.classNames[ObjectIdentifier(type)] = name
+        core.setClassName(name, for: type)
     }
 
     /// Archives `root` under the top-level key `"root"`, as Foundation's one-object API does.

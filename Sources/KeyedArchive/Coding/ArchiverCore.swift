@@ -20,12 +20,26 @@ final class ArchiverCore {
     @exclusivity(unchecked) private var classUIDs: [String: Int] = [:]
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
     let classKeyIndex: Int
-    @exclusivity(unchecked) private var fieldKeyIndices: [ObjectIdentifier: [Int]] = [:]
-    @exclusivity(unchecked) var classNames: [ObjectIdentifier: String] = [:]
+    /// Per reflection layout (by ``FieldLayout/number``): where its field keys' table indices
+    /// start in `layoutKeys`, and its class description UID (-1 until made), once per archive.
+    @exclusivity(unchecked) private var layoutStates: [(keyStart: Int, classUID: Int)] = []
+    @exclusivity(unchecked) private var layoutKeys: [Int] = []
+    /// Table indices of Foundation's field keys and UIDs of its class descriptions, made on first use (-1 before).
+    @exclusivity(unchecked) var wellKnown = WellKnown()
+    struct WellKnown {
+        var objectsKey = -1
+        var keysKey = -1
+        var timeKey = -1
+        var arrayClass = -1
+        var dictionaryClass = -1
+        var setClass = -1
+        var dateClass = -1
+    }
+    /// Class names chosen for types (``KeyedArchiver/setClassName(_:for:)``).
+    @exclusivity(unchecked) private(set) var classNames: [ObjectIdentifier: String] = [:]
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
-    /// Field key table indices per object being built (a stack shared by nested objects).
-    @exclusivity(unchecked) private var fieldKeys: [Int] = []
-    @exclusivity(unchecked) private var fieldValues: [Int] = []
+    /// Field key and value references per object being built (a stack shared by nested objects).
+    @exclusivity(unchecked) private var fields = FieldStack()
     /// Instances currently being encoded by a strategy that cannot express cycles.
     @exclusivity(unchecked) private var inProgress: Set<ObjectIdentifier> = []
     /// Conditional references waiting for the end of the archive.
@@ -38,7 +52,12 @@ final class ArchiverCore {
         /// Positions in `values` holding an instance identity to resolve, or drop.
         var conditional: [(position: Int, identity: ObjectIdentifier)]
     }
-    @exclusivity(unchecked) private var currentConditionals: [[(position: Int, identity: ObjectIdentifier, object: AnyObject)]] = []
+    /// Conditional fields of the objects still open, innermost object's last; `frame` is the UID
+    /// of the object and `position` the field's place among that object's fields.
+    @exclusivity(unchecked) private var openConditionals: [(frame: Int, position: Int, identity: ObjectIdentifier, object: AnyObject)] = []
+    /// The innermost open object: where its fields start and its UID (-1 outside any object).
+    @exclusivity(unchecked) private var currentFieldStart = 0
+    @exclusivity(unchecked) private var currentFrameUID = -1
     @exclusivity(unchecked) var depth: Int = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level encode.
     @exclusivity(unchecked) var stack = StackGuard()
@@ -64,6 +83,21 @@ final class ArchiverCore {
         nullIndex = table.add(string: ArchiveFormat.null)
         classKeyIndex = table.add(string: ArchiveFormat.classKey)
         _ = newUID(for: nullIndex)
+    }
+
+    deinit {
+        fields.free()
+    }
+
+    /// Archives `type` under `name`; class descriptions already made keep the name they had.
+    func setClassName(_ name: String, for type: Any.Type) {
+        classNames[ObjectIdentifier(type)] = name
+        for i in layoutStates.indices { layoutStates[i].classUID = -1 }
+    }
+
+    /// Takes the class names chosen for `other`'s types.
+    func copyClassNames(from other: ArchiverCore) {
+        classNames = other.classNames
     }
 
     // MARK: UIDs and raw values
@@ -92,19 +126,68 @@ final class ArchiverCore {
         table.appendToList(tableIndex)
     }
 
-    /// The table indices of a layout's escaped field keys, added to the table once per archive.
-    func fieldKeys(for owner: ObjectIdentifier, _ keys: @autoclosure () -> [String]) -> [Int] {
-        if let cached = fieldKeyIndices[owner] { return cached }
-        let indices = keys().map { table.add(string: $0) }
-        fieldKeyIndices[owner] = indices
-        return indices
+    /// Where the table indices of `layout`'s escaped field keys start in ``layoutKey(_:)``;
+    /// the keys are added to the table on first use in an archive.
+    @inline(__always)
+    func fieldKeyStart(of layout: FieldLayout) -> Int {
+        let number = layout.number
+        if number < layoutStates.count, layoutStates[number].keyStart >= 0 { return layoutStates[number].keyStart }
+        return addFieldKeys(of: layout)
+    }
+
+    private func addFieldKeys(of layout: FieldLayout) -> Int {
+        growLayoutStates(to: layout.number)
+        let start = layoutKeys.count
+        for field in layout.fields { layoutKeys.append(table.add(string: field.escapedKey)) }
+        layoutStates[layout.number].keyStart = start
+        return start
+    }
+
+    private func growLayoutStates(to number: Int) {
+        while layoutStates.count <= number { layoutStates.append((-1, -1)) }
+    }
+
+    /// The table index of a layout's field key (see ``fieldKeyStart(of:)``).
+    @inline(__always)
+    func layoutKey(_ position: Int) -> Int {
+        layoutKeys.withUnsafeBufferPointer { $0[position] }
+    }
+
+    /// The UID of `layout`'s class description, under the name chosen for `type` if one was.
+    func classUID(of layout: FieldLayout, type: Any.Type) -> Int {
+        let number = layout.number
+        if number < layoutStates.count, layoutStates[number].classUID >= 0 { return layoutStates[number].classUID }
+        let made: Int
+        if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(type)] {
+            var chain = layout.classes
+            chain[0] = renamed
+            made = classUID(renamed, classes: chain)
+        } else {
+            made = classUID(layout.classes[0], classes: layout.classes)
+        }
+        growLayoutStates(to: number)
+        layoutStates[number].classUID = made
+        return made
+    }
+
+    /// The table index of the string `key`, cached in `slot` for the rest of the archive.
+    @inline(__always)
+    func wellKnownKey(_ slot: inout Int, _ key: String) -> Int {
+        if slot < 0 { slot = table.add(string: key) }
+        return slot
+    }
+
+    /// The UID of the class description of Foundation's `name`, cached in `slot`.
+    @inline(__always)
+    func wellKnownClass(_ slot: inout Int, _ name: String) -> Int {
+        if slot < 0 { slot = classUID(name, classes: [name, ArchiveFormat.rootClass]) }
+        return slot
     }
 
     /// Adds a field known not to repeat a key of the current object.
     @inline(__always)
     func appendField(_ keyIndex: Int, value: Int) {
-        fieldKeys.append(keyIndex)
-        fieldValues.append(value)
+        fields.append(key: keyIndex, value: value)
     }
 
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
@@ -116,13 +199,21 @@ final class ArchiverCore {
         let uid: Int
         let slot: Int
         let fieldStart: Int
+        /// The object open around this one, restored when this one ends.
+        let outerFieldStart: Int
+        let outerUID: Int
     }
 
-    /// Reserves the next UID for an object dictionary.
+    /// Reserves the next UID for an object dictionary and makes it the object fields go to.
+    @inline(__always)
     func beginObject() -> ObjectFrame {
         let slot = table.reserve()
-        currentConditionals.append([])
-        return ObjectFrame(uid: newUID(for: slot), slot: slot, fieldStart: fieldKeys.count)
+        let frame = ObjectFrame(
+            uid: newUID(for: slot), slot: slot, fieldStart: fields.count, outerFieldStart: currentFieldStart,
+            outerUID: currentFrameUID)
+        currentFieldStart = frame.fieldStart
+        currentFrameUID = frame.uid
+        return frame
     }
 
     /// The UID already given to `object`, or nil after reserving one with `beginObject` for it.
@@ -136,10 +227,10 @@ final class ArchiverCore {
     func rollBack(toRegistration mark: Int) {
         for id in registrations[mark...] { identities[id] = nil }
         registrations.removeSubrange(mark...)
-        fieldKeys.removeAll()
-        fieldValues.removeAll()
-        frameStarts.removeAll()
-        currentConditionals.removeAll()
+        fields.truncate(to: 0)
+        currentFieldStart = 0
+        currentFrameUID = -1
+        openConditionals.removeAll()
         inProgress.removeAll()
         depth = 0
         table.abandonOpenContainers()
@@ -159,31 +250,11 @@ final class ArchiverCore {
 
     /// Adds a field whose key is already a table index of the escaped key; a repeated key replaces the earlier value.
     func addEscapedField(_ keyIndex: Int, value: Int) {
-        let start = fieldStartOfCurrent
-        if let position = fieldKeys[start...].firstIndex(of: keyIndex) {
-            fieldValues[position] = value
+        if let position = fields.position(ofKey: keyIndex, from: currentFieldStart) {
+            fields.setValue(value, at: position)
         } else {
-            fieldKeys.append(keyIndex)
-            fieldValues.append(value)
+            fields.append(key: keyIndex, value: value)
         }
-    }
-
-    /// Drops the fields from `start` on (one object's, when it ends).
-    @inline(__always)
-    private func truncateFields(to start: Int) {
-        let extra = fieldKeys.count - start
-        if extra > 0 {
-            fieldKeys.removeLast(extra)
-            fieldValues.removeLast(extra)
-        }
-    }
-
-    @exclusivity(unchecked) private var frameStarts: [Int] = []
-    private var fieldStartOfCurrent: Int { frameStarts.last ?? 0 }
-
-    /// Opens the field list of `frame`; call before adding its fields.
-    func openFields(_ frame: ObjectFrame) {
-        frameStarts.append(frame.fieldStart)
     }
 
     /// Adds a conditional reference to `object` under `key`; resolved when the archive finishes.
@@ -194,24 +265,30 @@ final class ArchiverCore {
         }
         let keyIndex = table.add(string: ArchiveFormat.escape(key))
         addEscapedField(keyIndex, value: -1)
-        let position = fieldKeys[fieldStartOfCurrent...].firstIndex(of: keyIndex)! - fieldStartOfCurrent
-        currentConditionals[currentConditionals.count - 1].append((position, ObjectIdentifier(object), object))
+        let position = fields.position(ofKey: keyIndex, from: currentFieldStart)! - currentFieldStart
+        openConditionals.append((currentFrameUID, position, ObjectIdentifier(object), object))
     }
 
     /// Finishes the object: `$class` first, then its fields in the order added.
     func endObject(_ frame: ObjectFrame, className: String, classes: @autoclosure () -> [String]) {
-        let classReference = uid(classUID(className, classes: classes()))
-        frameStarts.removeLast()
-        let pending = currentConditionals.removeLast()
-        if pending.isEmpty {
+        endObject(frame, classUID: classUID(className, classes: classes()))
+    }
+
+    /// Finishes the object with the class description `classUID`.
+    func endObject(_ frame: ObjectFrame, classUID: Int) {
+        let classReference = uid(classUID)
+        currentFieldStart = frame.outerFieldStart
+        currentFrameUID = frame.outerUID
+        if openConditionals.isEmpty || openConditionals[openConditionals.count - 1].frame != frame.uid {
             table.setDict(
                 at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
-                keys: fieldKeys[frame.fieldStart...], values: fieldValues[frame.fieldStart...])
-            truncateFields(to: frame.fieldStart)
+                keys: fields.keys(from: frame.fieldStart), values: fields.values(from: frame.fieldStart))
+            fields.truncate(to: frame.fieldStart)
         } else {
-            let keys = [classKeyIndex] + fieldKeys[frame.fieldStart...]
-            let values = [classReference] + fieldValues[frame.fieldStart...]
-            truncateFields(to: frame.fieldStart)
+            let keys = [classKeyIndex] + fields.keys(from: frame.fieldStart)
+            let values = [classReference] + fields.values(from: frame.fieldStart)
+            fields.truncate(to: frame.fieldStart)
+            let pending = takeConditionals(of: frame)
             for entry in pending { retainedConditionals.append(entry.object) }
             conditionals.append(
                 PendingObject(
@@ -223,9 +300,19 @@ final class ArchiverCore {
 
     /// Abandons an object after an error (its slot stays pending; the archive is not finished).
     func abandonObject(_ frame: ObjectFrame) {
-        truncateFields(to: frame.fieldStart)
-        if !frameStarts.isEmpty { frameStarts.removeLast() }
-        if !currentConditionals.isEmpty { currentConditionals.removeLast() }
+        fields.truncate(to: frame.fieldStart)
+        currentFieldStart = frame.outerFieldStart
+        currentFrameUID = frame.outerUID
+        _ = takeConditionals(of: frame)
+    }
+
+    /// Removes and returns the conditional fields of `frame` (the last entries, in the order added).
+    private func takeConditionals(of frame: ObjectFrame) -> ArraySlice<(frame: Int, position: Int, identity: ObjectIdentifier, object: AnyObject)> {
+        var start = openConditionals.count
+        while start > 0, openConditionals[start - 1].frame == frame.uid { start -= 1 }
+        let taken = openConditionals[start...]
+        openConditionals.removeSubrange(start...)
+        return taken
     }
 
     /// The UID of the class description `{$classname, $classes}`, added on first use.
@@ -260,7 +347,6 @@ final class ArchiverCore {
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.
     func foundationObject(className: String, fields: [(String, Int)]) -> Int {
         let frame = beginObject()
-        openFields(frame)
         for (key, value) in fields { addField(key, value: value) }
         endObject(frame, className: className, classes: [className, ArchiveFormat.rootClass])
         return uid(frame.uid)

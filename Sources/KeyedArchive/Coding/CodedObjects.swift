@@ -24,8 +24,20 @@ extension ArchiverCore {
     /// it. An instance of a subclass is handed to the coder of its dynamic type. With
     /// `allowsCycles` false, meeting an instance again while its fields are being written is a cycle error.
     func encodeObject<T>(
-        _ value: T, coder: TypedCoder<T>, className: String, classes: [String]? = nil, allowsCycles: Bool,
-        fields: (ObjectFrame) throws -> Void
+        _ value: T, coder: TypedCoder<T>, className: String, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
+    ) throws -> Int {
+        try encodeObject(value, allowsCycles: allowsCycles, fields: fields) {
+            if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
+                return classUID(renamed, classes: [renamed, ArchiveFormat.rootClass])
+            }
+            return classUID(className, classes: [className, ArchiveFormat.rootClass])
+        }
+    }
+
+    /// ``encodeObject(_:coder:className:allowsCycles:fields:)`` for a type whose class
+    /// description UID `classUID` gives (called once the fields are written).
+    func encodeObject<T>(
+        _ value: T, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void, classUID: () -> Int
     ) throws -> Int {
         var instance: AnyObject?
         if T.self is AnyClass {
@@ -40,28 +52,43 @@ extension ArchiverCore {
             }
             instance = object
         }
+        guard let instance else { return try encodeValueObject(fields: fields, classUID: classUID) }
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
-        if let instance {
-            register(instance, uid: frame.uid)
-            if !allowsCycles { try enterAcyclic(instance, typeName: String(reflecting: T.self)) }
+        register(instance, uid: frame.uid)
+        if !allowsCycles {
+            do {
+                try enterAcyclic(instance, typeName: String(reflecting: T.self))
+            } catch {
+                abandonObject(frame)
+                throw error
+            }
         }
-        defer { if let instance, !allowsCycles { leaveAcyclic(instance) } }
-        openFields(frame)
+        defer { if !allowsCycles { leaveAcyclic(instance) } }
         do {
             try fields(frame)
         } catch {
             abandonObject(frame)
             throw error
         }
-        if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
-            var chain = classes ?? [className, ArchiveFormat.rootClass]
-            chain[0] = renamed
-            endObject(frame, className: renamed, classes: chain)
-        } else {
-            endObject(frame, className: className, classes: classes ?? [className, ArchiveFormat.rootClass])
+        endObject(frame, classUID: classUID())
+        return uid(frame.uid)
+    }
+
+    /// Writes a coded object for a value without identity (a struct): a new UID every time.
+    @inline(__always)
+    func encodeValueObject(fields: (ObjectFrame) throws -> Void, classUID: () -> Int) throws -> Int {
+        try enterNesting()
+        defer { depth -= 1 }
+        let frame = beginObject()
+        do {
+            try fields(frame)
+        } catch {
+            abandonObject(frame)
+            throw error
         }
+        endObject(frame, classUID: classUID())
         return uid(frame.uid)
     }
 }

@@ -48,13 +48,39 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 /// Whether `a` sorts before `b` by their UTF-8 bytes (the canonical order of string keys and set elements).
 @inline(__always)
 func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    // Native strings (and small ones) lend their UTF-8 without a copy; others are made contiguous.
+    if let inPlace = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in bytesPrecede(x, y) } }),
+        let result = inPlace
+    {
+        return result
+    }
     var a = a
     var b = b
-    return a.withUTF8 { x in
-        b.withUTF8 { y in
-            let common = min(x.count, y.count)
-            let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-            return order != 0 ? order < 0 : x.count < y.count
+    return a.withUTF8 { x in b.withUTF8 { y in bytesPrecede(x, y) } }
+}
+
+@inline(__always)
+private func bytesPrecede(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    let common = min(x.count, y.count)
+    let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+    return order != 0 ? order < 0 : x.count < y.count
+}
+
+/// Sorts `entries` by key with `precedes`: an insertion sort for the few entries most archived
+/// dictionaries hold (no closure context, no scratch buffer), the standard sort beyond that.
+@inline(__always)
+func sortEntries<Key, Value>(_ entries: inout [(key: Key, value: Value)], by precedes: (Key, Key) -> Bool) {
+    entries.withUnsafeMutableBufferPointer { buffer in
+        guard buffer.count <= 16 else {
+            buffer.sort { precedes($0.key, $1.key) }
+            return
+        }
+        for i in buffer.indices.dropFirst() {
+            var j = i
+            while j > 0, precedes(buffer[j].key, buffer[j - 1].key) {
+                buffer.swapAt(j, j - 1)
+                j -= 1
+            }
         }
     }
 }
@@ -65,7 +91,6 @@ extension ArchiverCore {
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
-        openFields(frame)
         do {
             let container = table.beginContainer()
             // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
@@ -75,12 +100,16 @@ extension ArchiverCore {
                 }
             }
             table.endArray(container)
-            addField(ArchiveFormat.objectsField, value: container.index)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: container.index)
         } catch {
             abandonObject(frame)
             throw error
         }
-        endObject(frame, className: className, classes: [className, ArchiveFormat.rootClass])
+        switch className {
+        case ArchiveFormat.arrayClass: endObject(frame, classUID: wellKnownClass(&wellKnown.arrayClass, className))
+        case ArchiveFormat.setClass: endObject(frame, classUID: wellKnownClass(&wellKnown.setClass, className))
+        default: endObject(frame, className: className, classes: [className, ArchiveFormat.rootClass])
+        }
         return uid(frame.uid)
     }
 
@@ -103,7 +132,7 @@ extension ArchiverCore {
                 continue
             }
             let scratch = ArchiverCore()
-            scratch.classNames = classNames
+            scratch.copyClassNames(from: self)
             let reference = try scratch.coders.typed(E.self).encode(element, inline: false, scratch)
             keyed.append((Int.max, try scratch.finish(top: [("k", reference)]), element))
         }
@@ -336,30 +365,43 @@ extension ArchiverCore {
     func encodeDictionary<Key: Hashable, Value>(
         _ value: [Key: Value], keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
     ) throws -> Int {
-        let keys = try canonicalOrder(Array(value.keys))
+        // Entries in canonical key order; string and integer keys sort with their values beside
+        // them, other keys through `canonicalOrder` (then each value is looked up once).
+        var entries: [(key: Key, value: Value)]
+        if Key.self == String.self {
+            entries = Array(value)
+            sortEntries(&entries) { utf8Precedes(unsafeBitCast($0, to: String.self), unsafeBitCast($1, to: String.self)) }
+        } else if Key.self == Int.self {
+            entries = Array(value)
+            sortEntries(&entries) { unsafeBitCast($0, to: Int.self) < unsafeBitCast($1, to: Int.self) }
+        } else {
+            entries = try canonicalOrder(Array(value.keys)).map { ($0, value[$0]!) }
+        }
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
-        openFields(frame)
         do {
-            let keyList = table.beginContainer()
-            for key in keys {
-                table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
+            try entries.withUnsafeBufferPointer { entries in
+                let keyList = table.beginContainer()
+                for i in 0..<entries.count {
+                    let key = entries[i].key
+                    table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
+                }
+                table.endArray(keyList)
+                let valueList = table.beginContainer()
+                for i in 0..<entries.count {
+                    table.appendReference(
+                        try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) })
+                }
+                table.endArray(valueList)
+                appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keyList.index)
+                appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: valueList.index)
             }
-            table.endArray(keyList)
-            let valueList = table.beginContainer()
-            for key in keys {
-                table.appendReference(try withKeyPath("\(key)") { try valueCoder.encode(value[key]!, inline: false, self) })
-            }
-            table.endArray(valueList)
-            addField(ArchiveFormat.keysField, value: keyList.index)
-            addField(ArchiveFormat.objectsField, value: valueList.index)
         } catch {
             abandonObject(frame)
             throw error
         }
-        endObject(
-            frame, className: ArchiveFormat.dictionaryClass, classes: [ArchiveFormat.dictionaryClass, ArchiveFormat.rootClass])
+        endObject(frame, classUID: wellKnownClass(&wellKnown.dictionaryClass, ArchiveFormat.dictionaryClass))
         return uid(frame.uid)
     }
 }

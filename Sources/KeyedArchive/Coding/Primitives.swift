@@ -214,9 +214,12 @@ extension UnarchiverCore {
 
 final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
     override func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        archiver.foundationObject(
-            className: ArchiveFormat.dateClass,
-            fields: [(ArchiveFormat.timeField, archiver.table.add(real: value.timeIntervalSinceReferenceDate))])
+        let frame = archiver.beginObject()
+        archiver.appendField(
+            archiver.wellKnownKey(&archiver.wellKnown.timeKey, ArchiveFormat.timeField),
+            value: archiver.table.add(real: value.timeIntervalSinceReferenceDate))
+        archiver.endObject(frame, classUID: archiver.wellKnownClass(&archiver.wellKnown.dateClass, ArchiveFormat.dateClass))
+        return archiver.uid(frame.uid)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Date {

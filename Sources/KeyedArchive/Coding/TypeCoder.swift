@@ -44,7 +44,7 @@ class TypedCoder<T>: TypeCoder, @unchecked Sendable {
         fatalError("abstract")
     }
 
-    override final func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
         try encode(pointer.assumingMemoryBound(to: T.self).pointee, inline: true, archiver)
     }
 

@@ -1,9 +1,13 @@
 import Foundation
 import PropertyList
+import Synchronization
 
 /// The archived fields of one `Archivable` type, built once from the runtime's field table and
 /// checked against `Mirror`: names, archive keys, offsets and the coder of each field.
-struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are immutable
+///
+/// A class, so handing a layout to each object written costs one reference count, not a copy
+/// of its arrays and strings.
+final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are immutable
     struct Field {
         /// The stored name (`_x`, `$__lazy_storage_$_x`, `x`).
         let storedName: String
@@ -23,6 +27,18 @@ struct FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are
     let classes: [String]
     /// The first archived `let` field, which reflection cannot write.
     let letField: Field?
+    /// A small number unique to this layout in the process, so archivers can keep per-layout
+    /// state in arrays instead of hashing.
+    let number: Int
+
+    private static let nextNumber = Atomic<Int>(0)
+
+    private init(fields: [Field], classes: [String], letField: Field?) {
+        self.fields = fields
+        self.classes = classes
+        self.letField = letField
+        number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
+    }
 
     /// Builds the layout of `A`.
     ///

@@ -40,25 +40,37 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         let layout = try layout()
         if isClass {
             let object = unsafeBitCast(value, to: AnyObject.self)
-            return try archiver.encodeObject(value, coder: self, className: name, classes: layout.classes, allowsCycles: true) { _ in
+            return try archiver.encodeObject(value, allowsCycles: true) { _ in
                 try encodeFields(layout, UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), archiver)
+            } classUID: {
+                archiver.classUID(of: layout, type: A.self)
             }
         }
-        return try withUnsafePointer(to: value) { pointer in
-            try archiver.encodeObject(value, coder: self, className: name, classes: layout.classes, allowsCycles: true) { _ in
-                try encodeFields(layout, UnsafeRawPointer(pointer), archiver)
-            }
+        return try withUnsafePointer(to: value) { try encodeValue(at: UnsafeRawPointer($0), layout, archiver) }
+    }
+
+    /// A struct field is written from where it lies, without copying the struct out first.
+    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
+        if isClass { return try encode(pointer.assumingMemoryBound(to: A.self).pointee, inline: true, archiver) }
+        return try encodeValue(at: pointer, try layout(), archiver)
+    }
+
+    private func encodeValue(at pointer: UnsafeRawPointer, _ layout: FieldLayout, _ archiver: ArchiverCore) throws -> Int {
+        try archiver.encodeValueObject { _ in
+            try encodeFields(layout, pointer, archiver)
+        } classUID: {
+            archiver.classUID(of: layout, type: A.self)
         }
     }
 
     private func encodeFields(_ layout: FieldLayout, _ base: UnsafeRawPointer, _ archiver: ArchiverCore) throws {
-        let keys = archiver.fieldKeys(for: ObjectIdentifier(self), layout.fields.map(\.escapedKey))
+        let keyStart = archiver.fieldKeyStart(of: layout)
         // Fields are read in place (a copied `Field` costs a retain and release per member).
         try layout.fields.withUnsafeBufferPointer { fields in
             for i in 0..<fields.count {
                 let coder = fields[i].coder
                 let reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: base + fields[i].offset, archiver) }
-                archiver.appendField(keys[i], value: reference)
+                archiver.appendField(archiver.layoutKey(keyStart + i), value: reference)
             }
         }
     }

@@ -353,10 +353,13 @@ package final class BPlistTable {
 
     @inline(__always)
     private func appendRefs(_ indices: ArraySlice<Int>) {
+        indices.withUnsafeBufferPointer { appendRefs($0) }
+    }
+
+    @inline(__always)
+    private func appendRefs(_ indices: UnsafeBufferPointer<Int>) {
         refs.reserve(refs.count + indices.count)
-        indices.withUnsafeBufferPointer { indices in
-            for index in indices { refs.append(UInt32(truncatingIfNeeded: index)) }
-        }
+        for index in indices { refs.append(UInt32(truncatingIfNeeded: index)) }
     }
 
     /// Replaces a pending slot with a finished container whose references are `keys` then `values`.
@@ -373,6 +376,16 @@ package final class BPlistTable {
 
     /// Replaces a pending slot with a dictionary of one leading pair, then `keys` with `values`.
     package func setDict(at index: Int, firstKey: Int, firstValue: Int, keys: ArraySlice<Int>, values: ArraySlice<Int>) {
+        keys.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { values in
+                setDict(at: index, firstKey: firstKey, firstValue: firstValue, keys: keys, values: values)
+            }
+        }
+    }
+
+    package func setDict(
+        at index: Int, firstKey: Int, firstValue: Int, keys: UnsafeBufferPointer<Int>, values: UnsafeBufferPointer<Int>
+    ) {
         let start = refs.count
         refs.reserve(start + 2 + keys.count + values.count)
         refs.append(UInt32(truncatingIfNeeded: firstKey))
