@@ -214,10 +214,10 @@ extension UnarchiverCore {
 
 final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
     override func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        // The time, the object, then its key: the order the objects have always been added in.
+        let time = archiver.table.add(real: value.timeIntervalSinceReferenceDate)
         let frame = archiver.beginObject()
-        archiver.appendField(
-            archiver.wellKnownKey(&archiver.wellKnown.timeKey, ArchiveFormat.timeField),
-            value: archiver.table.add(real: value.timeIntervalSinceReferenceDate))
+        archiver.appendField(archiver.wellKnownKey(&archiver.wellKnown.timeKey, ArchiveFormat.timeField), value: time)
         archiver.endObject(frame, classUID: archiver.wellKnownClass(&archiver.wellKnown.dateClass, ArchiveFormat.dateClass))
         return archiver.uid(frame.uid)
     }

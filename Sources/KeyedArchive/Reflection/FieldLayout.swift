@@ -20,6 +20,24 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         let offset: Int
         let coder: TypeCoder
         let isVar: Bool
+        /// How the field is written: the commonest scalar types straight into the table, the rest by `coder`.
+        let kind: Kind
+    }
+
+    /// Field types written without going through their coder (none of them can fail).
+    enum Kind {
+        case int, double, bool, string, other
+
+        init(_ type: Any.Type, isStrong: Bool) {
+            switch type {
+            case _ where !isStrong: self = .other
+            case is Int.Type: self = .int
+            case is Double.Type: self = .double
+            case is Bool.Type: self = .bool
+            case is String.Type: self = .string
+            default: self = .other
+            }
+        }
     }
 
     let fields: [Field]
@@ -102,7 +120,8 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
             fields.append(
                 Field(
                     storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
-                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar))
+                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar,
+                    kind: Kind(info.type, isStrong: info.isStrong)))
         }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],

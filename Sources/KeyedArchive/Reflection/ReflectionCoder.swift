@@ -68,8 +68,17 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         // Fields are read in place (a copied `Field` costs a retain and release per member).
         try layout.fields.withUnsafeBufferPointer { fields in
             for i in 0..<fields.count {
-                let coder = fields[i].coder
-                let reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: base + fields[i].offset, archiver) }
+                let at = base + fields[i].offset
+                let reference: Int
+                switch fields[i].kind {
+                case .int: reference = archiver.table.add(int: Int64(at.load(as: Int.self)))
+                case .double: reference = archiver.table.add(real: at.load(as: Double.self))
+                case .bool: reference = archiver.table.add(bool: at.load(as: Bool.self))
+                case .string: reference = archiver.string(at.assumingMemoryBound(to: String.self).pointee)
+                case .other:
+                    let coder = fields[i].coder
+                    reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: at, archiver) }
+                }
                 archiver.appendField(archiver.layoutKey(keyStart + i), value: reference)
             }
         }

@@ -189,11 +189,16 @@ package final class BPlistTable {
     }
 
     package func add(string value: String) -> Int {
+        // Native and small strings lend their UTF-8 in place; others are made contiguous first.
+        if let index = value.utf8.withContiguousStorageIfAvailable({ add(utf8: $0) }) { return index }
         var value = value
-        return value.withUTF8 { utf8 in
-            // UTF-16 takes at most two bytes per UTF-8 byte.
-            addEncoded(bound: 10 + 2 * utf8.count) { $0.appendString(utf8) }
-        }
+        return value.withUTF8 { add(utf8: $0) }
+    }
+
+    @inline(__always)
+    private func add(utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        // UTF-16 takes at most two bytes per UTF-8 byte.
+        addEncoded(bound: 10 + 2 * utf8.count) { $0.appendString(utf8) }
     }
 
     package func add(data value: [UInt8]) -> Int {
