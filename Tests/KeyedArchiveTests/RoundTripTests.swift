@@ -780,6 +780,30 @@ struct RoundTripTests {
         }
     }
 
+    /// The instances a failed `encode(_:forKey:)` registered are forgotten, so a later encode
+    /// writes them in full (not as a reference to the object abandoned half-way); instances
+    /// registered by earlier, successful encodes stay shared.
+    @Test("Instances first met in a failed encode are written in full later; earlier ones stay shared")
+    func failedEncodeForgetsItsInstances() throws {
+        let archiver = KeyedArchiver()
+        let shared = ZooNode("shared")
+        try archiver.encode(shared, forKey: "a")
+        let fresh = ZooAnyBox()
+        fresh.name = "fresh"
+        fresh.contents = [shared, ZooHoldsPlain()]
+        #expect(throws: ArchiveError.self) { try archiver.encode(fresh, forKey: "b") }
+        fresh.contents = [shared]
+        try archiver.encode(fresh, forKey: "c")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: archiver.encodedData)
+        unarchiver.register(ZooNode.self)
+        let a = try unarchiver.decode(ZooNode.self, forKey: "a")
+        let c = try unarchiver.decode(ZooAnyBox.self, forKey: "c")
+        #expect(a.name == "shared")
+        #expect(c.name == "fresh")
+        try #require(c.contents.count == 1)
+        #expect(c.contents[0] as? ZooNode === a, "the instance encoded before the failure is no longer shared")
+    }
+
     // MARK: Long chains
 
     @Test("A 400-node linked list (under the default depth of 512) round-trips")
@@ -909,4 +933,11 @@ struct SpecialisedCollectionTests {
         let duplicateError = try #require(ZooArchive.decodeError([String: Int].self, from: duplicate))
         #expect(duplicateError.code == .invalidArchive && duplicateError.reason.contains("twice"), "\(duplicateError)")
     }
+}
+
+/// A class whose field holds anything, so an encode can fail inside one of its instances.
+private final class ZooAnyBox: Archivable {
+    var name = ""
+    var contents: [Any] = []
+    required init() {}
 }

@@ -15,7 +15,7 @@ final class ArchiverCore {
     let table = BPlistTable()
     /// `$objects`: the table index of each UID's object.
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
-    @exclusivity(unchecked) private var identities: [ObjectIdentifier: (uid: Int, object: AnyObject)] = [:]
+    @exclusivity(unchecked) private var identities = IdentityTable()
     /// Class description UIDs by class name.
     @exclusivity(unchecked) private var classUIDs: [String: Int] = [:]
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
@@ -63,8 +63,6 @@ final class ArchiverCore {
     @exclusivity(unchecked) var stack = StackGuard()
     /// Coded objects nested deeper than this fail with `.depthLimit` (the unarchiver's default too).
     @exclusivity(unchecked) var maximumDepth = 512
-    /// Instances registered, in order, so a failed top-level encode can take them back.
-    @exclusivity(unchecked) private var registrations: [ObjectIdentifier] = []
 
     let nullIndex: Int
     private let sizedLikeLastArchive: Bool
@@ -218,15 +216,14 @@ final class ArchiverCore {
 
     /// The UID already given to `object`, or nil after reserving one with `beginObject` for it.
     func existingUID(of object: AnyObject) -> Int? {
-        identities[ObjectIdentifier(object)]?.uid
+        identities.uid(of: object)
     }
 
     /// Forgets everything a failed top-level encode left half done: the instances it registered
     /// (so a later encode writes them afresh), open objects and containers. Slots it reserved stay
     /// unreferenced and are written as empty objects when the archive finishes.
     func rollBack(toRegistration mark: Int) {
-        for id in registrations[mark...] { identities[id] = nil }
-        registrations.removeSubrange(mark...)
+        identities.truncate(to: mark)
         fields.truncate(to: 0)
         currentFieldStart = 0
         currentFrameUID = -1
@@ -236,11 +233,10 @@ final class ArchiverCore {
         table.abandonOpenContainers()
     }
 
-    var registrationCount: Int { registrations.count }
+    var registrationCount: Int { identities.count }
 
     func register(_ object: AnyObject, uid: Int) {
-        registrations.append(ObjectIdentifier(object))
-        identities[ObjectIdentifier(object)] = (uid, object)
+        identities.insert(object, uid: uid)
     }
 
     /// Adds a field (its key as the user wrote it) to the innermost open object.
@@ -402,9 +398,9 @@ final class ArchiverCore {
             var values: [Int] = []
             for (position, key) in pending.keys.enumerated() {
                 if let entry = pending.conditional.first(where: { $0.position == position }) {
-                    guard let target = identities[entry.identity] else { continue }
+                    guard let target = identities.uid(of: entry.identity) else { continue }
                     keys.append(key)
-                    values.append(uid(target.uid))
+                    values.append(uid(target))
                 } else {
                     keys.append(key)
                     values.append(pending.values[position])

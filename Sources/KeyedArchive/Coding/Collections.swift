@@ -95,8 +95,9 @@ extension ArchiverCore {
             let container = table.beginContainer()
             // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
             try elements.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
                 for i in 0..<buffer.count {
-                    table.appendReference(try withKeyPath("[\(i)]") { try coder.encode(buffer[i], inline: false, self) })
+                    table.appendReference(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) })
                 }
             }
             table.endArray(container)

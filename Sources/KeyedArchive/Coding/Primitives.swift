@@ -129,6 +129,10 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
         archiver.string(value)
     }
 
+    override func encodeElement(at pointer: UnsafePointer<String>, _ archiver: ArchiverCore) throws -> Int {
+        archiver.rawReference(archiver.table.add(stringAt: pointer))
+    }
+
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
         let (object, index) = try unarchiver.scalar(reference, expected: "a string")
         switch object.kind {

@@ -44,6 +44,12 @@ class TypedCoder<T>: TypeCoder, @unchecked Sendable {
         fatalError("abstract")
     }
 
+    /// Encodes the collection element at `pointer` (never inline); coders of structs override it
+    /// to write the element from where it lies instead of copying it out.
+    func encodeElement(at pointer: UnsafePointer<T>, _ archiver: ArchiverCore) throws -> Int {
+        try encode(pointer.pointee, inline: false, archiver)
+    }
+
     override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
         try encode(pointer.assumingMemoryBound(to: T.self).pointee, inline: true, archiver)
     }

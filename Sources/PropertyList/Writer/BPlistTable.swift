@@ -195,6 +195,12 @@ package final class BPlistTable {
         return value.withUTF8 { add(utf8: $0) }
     }
 
+    /// ``add(string:)`` for a string read where it lies (no copy of the string is made).
+    package func add(stringAt pointer: UnsafePointer<String>) -> Int {
+        if let index = pointer.pointee.utf8.withContiguousStorageIfAvailable({ add(utf8: $0) }) { return index }
+        return add(string: pointer.pointee)
+    }
+
     @inline(__always)
     private func add(utf8: UnsafeBufferPointer<UInt8>) -> Int {
         // UTF-16 takes at most two bytes per UTF-8 byte.
