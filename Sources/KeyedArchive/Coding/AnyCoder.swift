@@ -66,7 +66,7 @@ extension UnarchiverCore {
             case ArchiveFormat.urlClass: return try URLCoder().decode(reference, self)
             case ArchiveFormat.uuidClass: return try UUIDCoder().decode(reference, self)
             case ArchiveFormat.nullClass: return NSNull()
-            case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder().decode(reference, self)
+            case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
             case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)
             default:
                 _ = dict

@@ -107,6 +107,22 @@ extension UnarchiverCore {
         return typed
     }
 
+    /// Decodes `reference` as the type `mapped` (which the archive's class name selects) and
+    /// casts it to `T`. Out of line for the same reason as ``cast(_:to:object:index:)``.
+    @inline(never)
+    func decodeMapped<T>(
+        _ reference: Int, as type: T.Type, mapped: Any.Type, className: String, object: BPlistDocument.Object, index: Int
+    ) throws -> T {
+        let value = try coders.coder(for: mapped).decodeAny(reference, self)
+        guard let typed = value as? T else {
+            throw ArchiveError(
+                .typeMismatch,
+                reason: "class \(className) is mapped to \(String(reflecting: mapped)), which is not a \(String(reflecting: T.self))",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        return typed
+    }
+
     /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
     /// (its own name, or a name mapped to `T`), or a registered or mapped type that is a `T`.
     ///
@@ -132,13 +148,7 @@ extension UnarchiverCore {
                     byteOffset: object.offset, objectIndex: index)
             }
             if ObjectIdentifier(mapped) != ObjectIdentifier(T.self) {
-                let value = try coders.coder(for: mapped).decodeAny(reference, self)
-                guard let typed = value as? T else {
-                    throw ArchiveError(
-                        .typeMismatch, reason: "class \(description.name) is mapped to \(String(reflecting: mapped)), which is not a \(typeName)",
-                        byteOffset: object.offset, objectIndex: index)
-                }
-                return typed
+                return try decodeMapped(reference, as: T.self, mapped: mapped, className: description.name, object: object, index: index)
             }
         }
         guard inProgress.insert(uid) else {

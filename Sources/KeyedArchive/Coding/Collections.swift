@@ -178,7 +178,8 @@ extension UnarchiverCore {
         refs.reserveCapacity(list.count)
         for i in 0..<list.count {
             let ref = try document.reference(list, i, index: listRef)
-            guard try document.object(at: ref).kind == .uid else {
+            // A well-formed UID is recognised from its marker; anything else is decoded to say what it is.
+            if document.uidValue(at: ref) == nil, try document.object(at: ref).kind != .uid {
                 throw ArchiveError(
                     .invalidArchive, reason: "element \(i) of \(key) is not a reference (UID)",
                     byteOffset: document.offsets[ref], objectIndex: ref, keyPath: key)

@@ -43,6 +43,13 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
+        // `Int` (by far the commonest) through code compiled for it; this method is generic code.
+        if I.self == Int.self { return unsafeBitCast(try IntegerCoder<Int>.decodeValue(reference, unarchiver), to: I.self) }
+        return try Self.decodeValue(reference, unarchiver)
+    }
+
+    /// Decodes an integer of type `I` (callers with a concrete `I` get code specialised for it).
+    static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
         let (object, index) = try unarchiver.scalar(reference, expected: "an integer")
         guard object.kind == .int else { throw unarchiver.mismatch("an integer (\(I.self))", reference) }
         let (bits, aboveInt64) = try unarchiver.document.integerBits(object, index: index)
@@ -76,6 +83,10 @@ final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
+        try Self.decodeValue(reference, unarchiver)
+    }
+
+    static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
         let (object, _) = try unarchiver.scalar(reference, expected: "a boolean")
         guard object.kind == .bool else { throw unarchiver.mismatch("a boolean", reference) }
         return object.marker == 0x09
@@ -89,6 +100,10 @@ final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
+        try Self.decodeValue(reference, unarchiver)
+    }
+
+    static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
         let (object, index) = try unarchiver.scalar(reference, expected: "a real")
         switch object.kind {
         case .real:
@@ -113,7 +128,7 @@ final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
-        let value = try DoubleCoder().decode(reference, unarchiver)
+        let value = try DoubleCoder.decodeValue(reference, unarchiver)
         let narrowed = Float(value)
         guard narrowed.isFinite || !value.isFinite else {
             throw ArchiveError(
@@ -134,6 +149,10 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
+        try Self.decodeValue(reference, unarchiver)
+    }
+
+    static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
         let (object, index) = try unarchiver.scalar(reference, expected: "a string")
         switch object.kind {
         case .asciiString, .utf16String:
@@ -205,6 +224,19 @@ extension UnarchiverCore {
         return dict
     }
 
+    /// ``foundationObject(_:classes:expected:)`` for `NSDate`, whose class check is kept with the class description.
+    func dateObject(_ reference: Int) throws -> ObjectDict {
+        guard case .object(let uid, let object, let index) = try target(reference),
+            let (dict, description) = try objectDict(uid: uid, object: object, index: index)
+        else { throw mismatch("a date", reference) }
+        guard description.isDate else {
+            throw ArchiveError(
+                .typeMismatch, reason: "expected a date, found an object of class \(description.name)",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        return dict
+    }
+
     func requiredField(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> Int {
         var hint = 0
         let found = try id.map { try value(in: dict, keyID: $0, hint: &hint) } ?? value(in: dict, escapedKey: key)
@@ -230,9 +262,9 @@ final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
         if case .object(_, let object, _) = try unarchiver.target(reference), object.kind == .date {
             return Date(timeIntervalSinceReferenceDate: unarchiver.document.double(object))
         }
-        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.dateClass], expected: "a date")
+        let dict = try unarchiver.dateObject(reference)
         let time = try unarchiver.requiredField(dict, ArchiveFormat.timeField, id: ArchiveKeyIDs.timeKey)
-        return Date(timeIntervalSinceReferenceDate: try withKeyPath(ArchiveFormat.timeField) { try DoubleCoder().decode(time, unarchiver) })
+        return Date(timeIntervalSinceReferenceDate: try withKeyPath(ArchiveFormat.timeField) { try DoubleCoder.decodeValue(time, unarchiver) })
     }
 }
 
@@ -249,7 +281,7 @@ final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
         try unarchiver.enter(dict.index)
         defer { unarchiver.leave() }
         let relative = try withKeyPath(ArchiveFormat.relativeField) {
-            try StringCoder().decode(try unarchiver.requiredField(dict, ArchiveFormat.relativeField), unarchiver)
+            try StringCoder.decodeValue(try unarchiver.requiredField(dict, ArchiveFormat.relativeField), unarchiver)
         }
         var base: URL?
         if let baseRef = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.baseField) {

@@ -47,6 +47,8 @@ final class UnarchiverCore {
         /// ordered set) or dictionary class, found once per class description.
         let listClass: String?
         let dictionaryClass: String?
+        /// Whether the class is `NSDate` or derives from it.
+        let isDate: Bool
 
         init(name: String, classes: [String]) {
             self.name = name
@@ -54,6 +56,7 @@ final class UnarchiverCore {
             let chain = [name] + classes
             listClass = chain.first(where: ArchiveFormat.listClasses.contains)
             dictionaryClass = chain.first(where: ArchiveFormat.dictionaryClasses.contains)
+            isDate = chain.contains(ArchiveFormat.dateClass)
         }
     }
 

@@ -119,8 +119,16 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
             for i in 0..<fields.count {
                 // A field the archive lacks keeps the value init() gave it.
                 guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
-                let coder = fields[i].coder
-                try withKeyPath(fields[i].key) { try coder.decodeField(reference, at: base + fields[i].offset, unarchiver) }
+                let at = base + fields[i].offset
+                try withKeyPath(fields[i].key) {
+                    switch fields[i].kind {
+                    case .int: at.assumingMemoryBound(to: Int.self).pointee = try IntegerCoder<Int>.decodeValue(reference, unarchiver)
+                    case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
+                    case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
+                    case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
+                    case .other: try fields[i].coder.decodeField(reference, at: at, unarchiver)
+                    }
+                }
             }
         }
     }

@@ -112,7 +112,7 @@ package struct BPlistDocument {
     }
 
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
         switch width {
         case 1: return UInt64(bytes[offset])
@@ -242,7 +242,7 @@ package struct BPlistDocument {
     }
 
     /// The reference at position `i` of a container's reference list, checked against the object count.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
         let at = object.payload + i * refSize
         let ref = Self.bigEndian(bytes, at: at, width: refSize)
@@ -293,7 +293,7 @@ package struct BPlistDocument {
 
     /// The value of the object at `index` if it is a well-formed UID; nil for anything else
     /// (read it with ``object(at:)`` then, which also reports what is wrong with it).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func uidValue(at index: Int) -> UInt64? {
         let offset = offsets[index]
         let marker = bytes[offset]
@@ -315,7 +315,8 @@ package struct BPlistDocument {
         let start = object.payload
         if object.kind == .asciiString {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + object.count)])
-            if let bad = slice.firstIndex(where: { $0 > 0x7F }) {
+            // Eight bytes at a time; the byte at fault is looked for only when there is one.
+            if !BPlistOutput.isASCII(slice), let bad = slice.firstIndex(where: { $0 > 0x7F }) {
                 throw ArchiveError(
                     .invalidString, reason: "an ASCII string holds the byte 0x\(Self.hex(slice[bad])), above 0x7F",
                     byteOffset: start + bad, objectIndex: index)
