@@ -112,7 +112,7 @@ package struct BPlistDocument {
     }
 
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
-    @inlinable @inline(__always)
+    @inline(__always)
     package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
         switch width {
         case 1: return UInt64(bytes[offset])
@@ -242,7 +242,7 @@ package struct BPlistDocument {
     }
 
     /// The reference at position `i` of a container's reference list, checked against the object count.
-    @inlinable @inline(__always)
+    @inline(__always)
     package func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
         let at = object.payload + i * refSize
         let ref = Self.bigEndian(bytes, at: at, width: refSize)
@@ -293,7 +293,7 @@ package struct BPlistDocument {
 
     /// The value of the object at `index` if it is a well-formed UID; nil for anything else
     /// (read it with ``object(at:)`` then, which also reports what is wrong with it).
-    @inlinable @inline(__always)
+    @inline(__always)
     package func uidValue(at index: Int) -> UInt64? {
         let offset = offsets[index]
         let marker = bytes[offset]
