@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(Reader) import PropertyList
 
 extension ArchiveError.Code {
     /// The archive is a property list but not a keyed archive (`$archiver`, `$version`, `$top`, `$objects`).

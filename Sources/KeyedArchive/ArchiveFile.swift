@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// One file holding several keyed root objects: a multi-object NSKeyedArchiver archive.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// Archives Swift values and object graphs in NSKeyedArchiver's layout (`bplist00`).
 ///

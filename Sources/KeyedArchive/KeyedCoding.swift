@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// A type that writes and reads its own fields, in the shape of `NSCoding`: the escape hatch
 /// when reflection is not wanted (computed state, `let` fields, versioned formats).

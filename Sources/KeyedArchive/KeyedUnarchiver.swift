@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// Reads archives in NSKeyedArchiver's layout back into Swift values, driven by the requested type.
 ///

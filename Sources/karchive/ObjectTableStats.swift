@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// Facts about a `bplist00` object table, gathered by walking its objects by index.
 ///

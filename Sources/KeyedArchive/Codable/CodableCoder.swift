@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// `Encodable` and `Decodable` types, through the archive's own `Encoder` and `Decoder`.
 ///

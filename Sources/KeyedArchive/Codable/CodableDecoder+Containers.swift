@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The keyed container of a ``CodableDecoder``: the fields of a coded object, looked up by their
 /// escaped `stringValue` and decoded by the value type's coder. A key that holds `$null` or is

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The `Decoder` of one `Codable` value: it reads the reference as what `init(from:)` asks for,
 /// exactly as ``CodableEncoder`` wrote it.

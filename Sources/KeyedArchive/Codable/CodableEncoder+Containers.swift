@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The keyed container of a ``CodableEncoder``: fields of a coded object, values coded by their
 /// own coders (integers, reals and booleans inline; a `nil` as a reference to `$null`, as the

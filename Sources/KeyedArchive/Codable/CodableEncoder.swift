@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 extension ArchiveFormat {
     /// The class of the objects that hold nested keyed containers (`nestedContainer(keyedBy:forKey:)`,

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// `Any`, `AnyObject` and `AnyHashable`: encoded by the value's dynamic type; decoded as
 /// property-list values the way `JSONSerialization` gives them (Int, Double, Bool, String,

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 import Synchronization
 
 /// The state of one archive being written: the bplist object table it streams into,

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 extension ArchiverCore {
     /// One level deeper into coded objects and collections; fails past `maximumDepth`.

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 extension Optional: ArchiveContainer {
     static func makeCoder() -> TypeCoder { OptionalCoder<Wrapped>() }
@@ -160,6 +160,22 @@ extension UnarchiverCore {
 
     /// The references of a list field (`NS.objects`, `NS.keys`): a bplist array of UIDs.
     func references(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> [Int] {
+        let list = try referenceList(dict, key, id: id)
+        var refs: [Int] = []
+        refs.reserveCapacity(list.count)
+        for i in 0..<list.count { refs.append(try listElement(i, of: list)) }
+        return refs
+    }
+
+    /// A list field whose elements were all checked to be references (UIDs).
+    struct ReferenceList {
+        let list: BPlistDocument.Object
+        let index: Int
+        var count: Int { list.count }
+    }
+
+    /// The list field `key` of `dict`, its elements checked to be UIDs (read them with ``listElement(_:of:)``).
+    func referenceList(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> ReferenceList {
         let listRef = try requiredField(dict, key, id: id)
         let list = try document.object(at: listRef)
         guard list.kind == .array else {
@@ -174,8 +190,6 @@ extension UnarchiverCore {
                 reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
                 byteOffset: list.offset, objectIndex: listRef)
         }
-        var refs: [Int] = []
-        refs.reserveCapacity(list.count)
         for i in 0..<list.count {
             let ref = try document.reference(list, i, index: listRef)
             // A well-formed UID is recognised from its marker; anything else is decoded to say what it is.
@@ -184,14 +198,19 @@ extension UnarchiverCore {
                     .invalidArchive, reason: "element \(i) of \(key) is not a reference (UID)",
                     byteOffset: document.offsets[ref], objectIndex: ref, keyPath: key)
             }
-            refs.append(ref)
         }
-        return refs
+        return ReferenceList(list: list, index: listRef)
+    }
+
+    /// The reference at position `i` of a checked list.
+    @inline(__always)
+    func listElement(_ i: Int, of list: ReferenceList) throws -> Int {
+        try document.reference(list.list, i, index: list.index)
     }
 
     /// The element references of an array, set or ordered set object.
     func elementReferences(_ dict: ObjectDict, className: String) throws -> [Int] {
-        guard ArchiveFormat.orderedSetClasses.contains(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
+        guard isOrderedSet(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
         // One pass over the keys: `NS.object.<n>` goes to slot n; the elements are slots 0, 1, … up to the first gap.
         var slots = [Int](repeating: -1, count: dict.object.count)
         let prefix = Array(ArchiveFormat.orderedSetPrefix.utf8)
@@ -283,13 +302,29 @@ extension UnarchiverCore {
         let (dict, className) = try collection(reference, family: .list, expected: "an array")
         return try decodingValue(dict) {
             var elements: [E] = []
-            let refs = try elementReferences(dict, className: className)
-            elements.reserveCapacity(refs.count)
-            for i in 0..<refs.count {
-                elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], self) })
+            if isOrderedSet(className) {
+                let refs = try elementReferences(dict, className: className)
+                elements.reserveCapacity(refs.count)
+                for i in 0..<refs.count {
+                    elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], self) })
+                }
+            } else {
+                let list = try referenceList(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
+                elements.reserveCapacity(list.count)
+                for i in 0..<list.count {
+                    let ref = try listElement(i, of: list)
+                    elements.append(try withKeyPath("[\(i)]") { try coder.decode(ref, self) })
+                }
             }
             return elements
         }
+    }
+
+    /// Whether a list class keeps its elements as `NS.object.<n>` fields (ordered sets).
+    @inline(__always)
+    func isOrderedSet(_ className: String) -> Bool {
+        // Arrays, by far the commonest, are told apart without hashing the name.
+        className != ArchiveFormat.arrayClass && ArchiveFormat.orderedSetClasses.contains(className)
     }
 }
 
@@ -415,18 +450,19 @@ extension UnarchiverCore {
     ) throws -> [Key: Value] {
         let (dict, _) = try collection(reference, family: .dictionary, expected: "a dictionary")
         return try decodingValue(dict) {
-            let keyRefs = try references(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
-            let valueRefs = try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
+            let keyRefs = try referenceList(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
+            let valueRefs = try referenceList(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
             guard keyRefs.count == valueRefs.count else {
                 throw ArchiveError(
                     .invalidArchive, reason: "NS.keys has \(keyRefs.count) entries but NS.objects has \(valueRefs.count)",
                     byteOffset: dict.object.offset, objectIndex: dict.index)
             }
-            var result: [Key: Value] = [:]
-            result.reserveCapacity(keyRefs.count)
+            var result = [Key: Value](minimumCapacity: keyRefs.count)
             for i in 0..<keyRefs.count {
-                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRefs[i], self) }
-                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRefs[i], self) }
+                let keyRef = try listElement(i, of: keyRefs)
+                let valueRef = try listElement(i, of: valueRefs)
+                let key = try withKeyPath("NS.keys[\(i)]") { try keyCoder.decode(keyRef, self) }
+                let value = try withKeyPath("\(key)") { try valueCoder.decode(valueRef, self) }
                 guard result.updateValue(value, forKey: key) == nil else {
                     throw ArchiveError(
                         .invalidArchive, reason: "the dictionary has the key \(key) twice",

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The coder of a property-list or Foundation value type, or nil if `type` is not one.
 func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 import Synchronization
 
 /// How one Swift type is archived and unarchived. One instance per type, made once and cached.

@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(Reader) import PropertyList
 import Synchronization
 
 /// A fixed-length column of values owned by an unarchiver (one per UID or per bplist object),

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The state of one archive being read: the validated bplist document, `$objects`, decoded
 /// class instances by UID, class descriptions, and the limits that bound hostile input.
@@ -40,7 +40,8 @@ final class UnarchiverCore {
     @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
 
-    struct ClassDescription {
+    /// A class, so handing one out costs one reference count rather than one per name it holds.
+    final class ClassDescription {
         let name: String
         let classes: [String]
         /// The first of `name` and `classes` that is a Foundation list class (array, set,

@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 import Synchronization
 
 /// The archived fields of one `Archivable` type, built once from the runtime's field table and

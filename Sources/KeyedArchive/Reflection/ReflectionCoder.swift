@@ -1,5 +1,5 @@
 import Foundation
-import PropertyList
+@_spi(Reader) import PropertyList
 import Synchronization
 
 /// `Archivable` types: fields found by reflection, read and written through typed pointers.

@@ -4,14 +4,19 @@
 /// The document does not own its bytes; it is used inside the `withUnsafeBytes` scope of
 /// the buffer that holds them. After `init` succeeds, `offsets[i]` is a valid marker position
 /// for every object `i`, and reading any object only has to check its own payload extent.
-package struct BPlistDocument {
-    package let bytes: UnsafeRawBufferPointer
-    package let objectCount: Int
-    package let topObject: Int
-    package let refSize: Int
-    package let offsetTableOffset: Int
+///
+/// Not API: the document is public only as the SPI `Reader`, for the keyed unarchiver, which
+/// reads a reference or a UID millions of times per archive. Those accessors are `@inlinable`,
+/// which `package` declarations cannot usefully be: their bodies are never inlined into other
+/// modules, and a call per reference cost the unarchiver a seventh of its time.
+@_spi(Reader) public struct BPlistDocument {
+    public let bytes: UnsafeRawBufferPointer
+    public let objectCount: Int
+    public let topObject: Int
+    public let refSize: Int
+    public let offsetTableOffset: Int
     /// Marker position of every object, validated to lie in `[8, offsetTableOffset)`.
-    package let offsets: [Int]
+    public let offsets: [Int]
     /// Strings longer than this many characters (ASCII bytes or UTF-16 code units) fail with `.sizeLimit`.
     package let maximumStringLength: Int
     /// Data objects longer than this many bytes fail with `.sizeLimit`.
@@ -112,8 +117,8 @@ package struct BPlistDocument {
     }
 
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
-    @inline(__always)
-    package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
+    @inlinable @inline(__always)
+    public static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
         switch width {
         case 1: return UInt64(bytes[offset])
         case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
@@ -129,17 +134,17 @@ package struct BPlistDocument {
     // MARK: Objects
 
     /// What an object is, and where its payload lies.
-    package struct Object {
-        package enum Kind { case null, bool, int, real, date, data, asciiString, utf16String, uid, array, set, dict }
-        package let kind: Kind
-        package let marker: UInt8
+    public struct Object: Sendable {
+        public enum Kind: Sendable { case null, bool, int, real, date, data, asciiString, utf16String, uid, array, set, dict }
+        public let kind: Kind
+        public let marker: UInt8
         /// Offset of the marker byte.
-        package let offset: Int
+        public let offset: Int
         /// Offset of the first payload byte (after any escaped count).
-        package let payload: Int
+        public let payload: Int
         /// Elements for containers, bytes for data and ASCII, code units for UTF-16,
         /// the payload width for ints, reals, dates and UIDs.
-        package let count: Int
+        public let count: Int
     }
 
     /// The object at `index` with its payload extent checked against the offset table.
@@ -242,8 +247,8 @@ package struct BPlistDocument {
     }
 
     /// The reference at position `i` of a container's reference list, checked against the object count.
-    @inline(__always)
-    package func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
+    @inlinable @inline(__always)
+    public func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
         let at = object.payload + i * refSize
         let ref = Self.bigEndian(bytes, at: at, width: refSize)
         guard ref < UInt64(objectCount) else {
@@ -293,8 +298,8 @@ package struct BPlistDocument {
 
     /// The value of the object at `index` if it is a well-formed UID; nil for anything else
     /// (read it with ``object(at:)`` then, which also reports what is wrong with it).
-    @inline(__always)
-    package func uidValue(at index: Int) -> UInt64? {
+    @inlinable @inline(__always)
+    public func uidValue(at index: Int) -> UInt64? {
         let offset = offsets[index]
         let marker = bytes[offset]
         let width = Int(marker & 0x0F) + 1
