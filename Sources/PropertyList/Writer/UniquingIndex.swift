@@ -32,7 +32,7 @@ struct EncodedIndex {
         let hash = Self.hash(bytes)
         var bucket = Int(truncatingIfNeeded: hash) & buckets.mask
         while let index = buckets.slot(bucket) {
-            if buckets.words[bucket] == hash {
+            if buckets.word(bucket) == hash {
                 let stored = bytesAt(index)
                 if stored.count == bytes.count && memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
                     return index
@@ -97,7 +97,7 @@ struct WordIndex {
     mutating func index(of key: UInt64, candidate: Int) -> Int {
         var bucket = Self.hash(key) & buckets.mask
         while let index = buckets.slot(bucket) {
-            if buckets.words[bucket] == key { return index }
+            if buckets.word(bucket) == key { return index }
             bucket = (bucket + 1) & buckets.mask
         }
         buckets.fill(bucket, slot: candidate, word: key, start: Self.hash)
@@ -106,47 +106,55 @@ struct WordIndex {
 }
 
 /// The buckets of the uniquing indexes: linear probing over a power-of-two table, each bucket
-/// holding a table index and a 64-bit word (a string's hash, or the value itself).
+/// holding a table index and a 64-bit word (a string's hash, or the value itself) side by side,
+/// so a probe touches one cache line however large the table grows.
 struct OpenBuckets {
-    /// Per bucket: the table index + 1 of the entry there, 0 for empty (tables stay below 2^31 objects).
-    private var slots: [UInt32]
-    private(set) var words: [UInt64]
+    private struct Bucket {
+        /// The word (a string's hash or the value itself).
+        var word: UInt64
+        /// The table index + 1 of the entry here, 0 for empty (tables stay below 2^31 objects).
+        var slot: UInt32
+    }
+
+    private var buckets: [Bucket]
     private var count = 0
     private(set) var mask: Int
 
     init(capacity: Int) {
-        slots = Array(repeating: 0, count: capacity)
-        words = Array(repeating: 0, count: capacity)
+        buckets = Array(repeating: Bucket(word: 0, slot: 0), count: capacity)
         mask = capacity - 1
     }
 
     /// The table index in `bucket`, or nil when it is empty.
     @inline(__always)
     func slot(_ bucket: Int) -> Int? {
-        slots[bucket] == 0 ? nil : Int(slots[bucket]) - 1
+        let slot = buckets[bucket].slot
+        return slot == 0 ? nil : Int(slot) - 1
+    }
+
+    /// The word kept in `bucket`.
+    @inline(__always)
+    func word(_ bucket: Int) -> UInt64 {
+        buckets[bucket].word
     }
 
     /// Fills the empty `bucket`, then grows the table at three quarters full, placing each
     /// entry again from `start(word)`.
     @inline(__always)
     mutating func fill(_ bucket: Int, slot: Int, word: UInt64, start: (UInt64) -> Int) {
-        slots[bucket] = UInt32(truncatingIfNeeded: slot + 1)
-        words[bucket] = word
+        buckets[bucket] = Bucket(word: word, slot: UInt32(truncatingIfNeeded: slot + 1))
         count += 1
-        if count * 4 > slots.count * 3 { grow(start: start) }
+        if count * 4 > buckets.count * 3 { grow(start: start) }
     }
 
     private mutating func grow(start: (UInt64) -> Int) {
-        let oldSlots = slots
-        let oldWords = words
-        slots = Array(repeating: 0, count: oldSlots.count * 2)
-        words = Array(repeating: 0, count: oldSlots.count * 2)
-        mask = slots.count - 1
-        for i in oldSlots.indices where oldSlots[i] != 0 {
-            var bucket = start(oldWords[i]) & mask
-            while slots[bucket] != 0 { bucket = (bucket + 1) & mask }
-            slots[bucket] = oldSlots[i]
-            words[bucket] = oldWords[i]
+        let old = buckets
+        buckets = Array(repeating: Bucket(word: 0, slot: 0), count: old.count * 2)
+        mask = buckets.count - 1
+        for entry in old where entry.slot != 0 {
+            var bucket = start(entry.word) & mask
+            while buckets[bucket].slot != 0 { bucket = (bucket + 1) & mask }
+            buckets[bucket] = entry
         }
     }
 }
