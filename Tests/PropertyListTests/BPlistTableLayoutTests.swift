@@ -52,6 +52,36 @@ struct BPlistTableLayoutTests {
     /// copies of containers, and containers reserved then filled last (every `setArray`/`setDict`
     /// variant), keep the in-place layout. With `collectsUIDs`, UID references among them (a copy of
     /// one becomes a UID object in place) end the file: one UID object per value, in value order.
+    /// The integer, real and date indexes keep 32 bits of each value's hash and read the value
+    /// back from the table on a match. 200,000 integers and 60,000 reals and dates (every integer width, both
+    /// signs, the edges of each width, reals and dates with equal high bits) are added twice over
+    /// several index growths: the second time each is found at its first index, no two distinct
+    /// values share one, and a real and a date with the same bits stay apart.
+    @Test("Integers, reals and dates: each value found again at its first index, distinct values never merged")
+    func wordUniquingAtScale() throws {
+        let table = BPlistTable()
+        var ints: [Int64] = [0, 1, -1, 255, 256, 65_535, 65_536, 4_294_967_295, 4_294_967_296, .max, .min]
+        var generator = SplitMix64(seed: 0x0BAD_5EED)
+        // Enough integers that some pairs share all 32 kept hash bits (≈ 4.6 pairs expected for
+        // 200,000), so a match on the hash bits alone would merge distinct values.
+        while ints.count < 200_000 {
+            let shift = generator.next() % 64
+            let value = Int64(bitPattern: generator.next() >> shift)
+            ints.append(generator.next() % 2 == 0 ? value : -value)
+        }
+        let reals = (0..<60_000).map { Double($0) * 0.25 - 7_000 } + [0.0, -0.0, .infinity, -.infinity]
+        var first: [String: Int] = [:]
+        for value in ints { first["i\(value)"] = first["i\(value)"] ?? table.add(int: value) }
+        for value in reals { first["r\(value.bitPattern)"] = first["r\(value.bitPattern)"] ?? table.add(real: value) }
+        for value in reals { first["d\(value.bitPattern)"] = first["d\(value.bitPattern)"] ?? table.add(date: value) }
+        #expect(Set(first.values).count == first.count, "two distinct values share one object")
+        let count = table.count
+        for value in ints { #expect(table.add(int: value) == first["i\(value)"], "integer \(value)") }
+        for value in reals { #expect(table.add(real: value) == first["r\(value.bitPattern)"], "real \(value)") }
+        for value in reals { #expect(table.add(date: value) == first["d\(value.bitPattern)"], "date \(value)") }
+        #expect(table.count == count, "adding the values a second time added objects")
+    }
+
     @Test("Random tables with copies, containers filled last and UID references: both encodings agree", arguments: [false, true])
     func randomTablesWithCopies(uids: Bool) throws {
         var features: Set<TableBuilder.Feature> = []

@@ -77,6 +77,9 @@ extension BPlistTable {
     /// Every object's size summed, and the widths that follow; throws for a container left open.
     private func measure(top: Int) throws(ArchiveError) -> Layout {
         precondition(!consumed, "the table was already encoded into a buffer handed to the caller")
+        guard !oversized else {
+            throw ArchiveError(.unencodable, reason: "the property list would be 4 GiB or more, which this writer does not produce")
+        }
         let (objectCount, uidBytes) = numberUIDObjects()
         let width = BPlistFormat.width(for: UInt64(objectCount))
         var size = BPlistFormat.headerSize + uidBytes
@@ -113,7 +116,7 @@ extension BPlistTable {
         let marker = kind >= Kind.dict ? BPlistFormat.Marker.dict : BPlistFormat.Marker.array
         out.appendMarker(marker.rawValue, count: kind >= Kind.dict ? references / 2 : references)
         guard references > 0 else { return }
-        let source = refs.base.unsafelyUnwrapped + starts[index]
+        let source = refs.base.unsafelyUnwrapped + Int(starts[index])
         let target = UnsafeMutableRawPointer(at + out.position)
         switch width {
         case 1:
@@ -199,7 +202,7 @@ extension BPlistTable {
         while index >= 0 {
             let kind = kinds[index]
             if Self.isScalar(kind) {
-                let start = starts[index]
+                let start = Int(starts[index])
                 end -= scalarEnd - start
                 scalarEnd = start
             } else {

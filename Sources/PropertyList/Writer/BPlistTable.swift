@@ -23,7 +23,9 @@ package final class BPlistTable {
     /// The encoded bytes of every scalar object.
     @exclusivity(unchecked) var arena = RawVector<UInt8>()
     /// Per object: a scalar's offset in the arena, or a container's first reference in `refs`.
-    @exclusivity(unchecked) var starts = RawVector<Int>()
+    @exclusivity(unchecked) var starts = RawVector<UInt32>()
+    /// Set when a position no longer fits `starts` (a file of 4 GiB or more); encoding then throws.
+    @exclusivity(unchecked) var oversized = false
     /// Per object: its kind (``Kind``) and, for a container, its number of references.
     @exclusivity(unchecked) var kinds = RawVector<UInt32>()
     /// Container references (object indices), each container's a contiguous run.
@@ -128,7 +130,7 @@ package final class BPlistTable {
 
     @inline(__always)
     private func appendObject(start: Int, kind: UInt32) -> Int {
-        starts.append(start)
+        starts.append(Self.narrow(start, &oversized))
         kinds.append(kind)
         return kinds.count - 1
     }
@@ -142,7 +144,7 @@ package final class BPlistTable {
 
     package func add(int value: Int64) -> Int {
         let candidate = count
-        let index = ints.index(of: UInt64(bitPattern: value), candidate: candidate)
+        let index = ints.index(of: UInt64(bitPattern: value), candidate: candidate) { self.scalarWord(at: $0) }
         if index == candidate { _ = appendScalar(bound: 9) { $0.appendInteger(value) } }
         return index
     }
@@ -164,7 +166,7 @@ package final class BPlistTable {
     @inline(__always)
     private func addEightBytes(_ bits: UInt64, marker: UInt8, uniquedIn index: inout WordIndex) -> Int {
         let candidate = count
-        let found = index.index(of: bits, candidate: candidate)
+        let found = index.index(of: bits, candidate: candidate) { self.scalarWord(at: $0) }
         if found == candidate {
             _ = appendScalar(bound: 9) {
                 $0.append(marker)
@@ -300,10 +302,26 @@ package final class BPlistTable {
         kinds[index] = Kind.scalar | UInt32(mark)
     }
 
+    /// The 64 bits a uniqued integer, real or date at `index` was added with, read back from
+    /// its encoding: an integer's big-endian payload (1, 2, 4 or 8 bytes; negative values are
+    /// always 8), a real's or date's eight bytes after the marker.
+    @inline(__always)
+    func scalarWord(at index: Int) -> UInt64 {
+        let at = UnsafeRawPointer(arena.base.unsafelyUnwrapped + Int(starts[index]))
+        let marker = at.load(as: UInt8.self)
+        let width = marker >> 4 == BPlistFormat.Marker.int.rawValue >> 4 ? 1 << Int(marker & 0x0F) : 8
+        switch width {
+        case 1: return UInt64(at.load(fromByteOffset: 1, as: UInt8.self))
+        case 2: return UInt64(UInt16(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+        default: return UInt64(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+        }
+    }
+
     /// The encoded bytes of the scalar at `index`.
     @inline(__always)
     func scalarBytes(at index: Int) -> UnsafeRawBufferPointer {
-        let at = arena.base.unsafelyUnwrapped + starts[index]
+        let at = arena.base.unsafelyUnwrapped + Int(starts[index])
         return UnsafeRawBufferPointer(start: at, count: BPlistOutput.encodedSize(at))
     }
 
@@ -358,7 +376,7 @@ package final class BPlistTable {
     private func setContainer(_ index: Int, kind: UInt32, start: Int, count: Int) {
         precondition(index >= 0 && index < self.count, "object #\(index) is not in the table")
         precondition(count <= Int(Kind.countMask), "a container of \(count) references is too large for bplist00")
-        starts[index] = start
+        starts[index] = Self.narrow(start, &oversized)
         kinds[index] = kind | UInt32(count)
     }
 
@@ -437,7 +455,7 @@ package final class BPlistTable {
         precondition(index >= 0 && index < count, "object index out of range")
         if source >= Self.uidTag {
             // A UID as a value of its own: written here as an object of its own.
-            starts[index] = appendToArena(bound: 5) { $0.appendUID(UInt64(source - Self.uidTag)) }
+            starts[index] = Self.narrow(appendToArena(bound: 5) { $0.appendUID(UInt64(source - Self.uidTag)) }, &oversized)
             kinds[index] = Kind.scalar
             scalarsInOrder = false
             return
@@ -460,9 +478,16 @@ package final class BPlistTable {
     /// Writes every slot still pending as an empty dictionary, so the table always encodes.
     package func fillPendingWithEmptyDictionaries() {
         for index in 0..<count where kinds[index] == Kind.pending {
-            starts[index] = refs.count
+            starts[index] = Self.narrow(refs.count, &oversized)
             kinds[index] = Kind.dict
         }
+    }
+
+    /// A position in the arena or in `refs` as kept in `starts`; one of 2^32 or more sets `flag`.
+    @inline(__always)
+    static func narrow(_ position: Int, _ flag: inout Bool) -> UInt32 {
+        if position > Int(UInt32.max) { flag = true }
+        return UInt32(truncatingIfNeeded: position)
     }
 
     /// Reserves an index to be filled later with `setArray` or `setDict`.

@@ -16,7 +16,7 @@ import Darwin
 /// touching the bytes, and compares bytes only on a full hash match. Equal encodings are equal
 /// values: the encoding is exact (no normalisation) and its marker tells strings from data.
 struct EncodedIndex {
-    /// Per bucket: the object's table index and its hash.
+    /// Per bucket: the object's table index and 32 bits of its hash.
     private var buckets = OpenBuckets(capacity: 64)
 
     private static let seed: UInt64 = {
@@ -29,18 +29,18 @@ struct EncodedIndex {
     /// none. `bytesAt` gives the encoded bytes of the object at a table index.
     @inline(__always)
     mutating func index(of bytes: UnsafeRawBufferPointer, candidate: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) -> Int {
-        let hash = Self.hash(bytes)
-        var bucket = Int(truncatingIfNeeded: hash) & buckets.mask
-        while let index = buckets.slot(bucket) {
-            if buckets.word(bucket) == hash {
-                let stored = bytesAt(index)
-                if stored.count == bytes.count && memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
+        let tag = UInt32(truncatingIfNeeded: Self.hash(bytes) >> 32)
+        var bucket = buckets.start(tag)
+        while let (index, stored) = buckets.entry(bucket) {
+            if stored == tag {
+                let candidateBytes = bytesAt(index)
+                if candidateBytes.count == bytes.count && memcmp(candidateBytes.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
                     return index
                 }
             }
-            bucket = (bucket + 1) & buckets.mask
+            bucket = buckets.next(bucket)
         }
-        buckets.fill(bucket, slot: candidate, word: hash) { Int(truncatingIfNeeded: $0) }
+        buckets.fill(bucket, slot: candidate, tag: tag)
         return candidate
     }
 
@@ -73,8 +73,11 @@ struct EncodedIndex {
 
 /// The writer's uniquing index for 64-bit values (integers, and the bit patterns of reals and
 /// dates): open addressing over a seeded multiply-mix of the value, instead of `Hasher`.
+///
+/// A bucket keeps 32 bits of the mix, not the value: on a match the value is read back from the
+/// table (`valueAt`), so the index takes half the memory of one that stores values.
 struct WordIndex {
-    /// Per bucket: the value's table index and the value.
+    /// Per bucket: the value's table index and 32 bits of its mix.
     private var buckets = OpenBuckets(capacity: 32)
 
     private static let seed: UInt64 = {
@@ -84,76 +87,78 @@ struct WordIndex {
     }()
 
     @inline(__always)
-    private static func hash(_ key: UInt64) -> Int {
+    private static func tag(_ key: UInt64) -> UInt32 {
         var h = (key ^ seed) &* 0xBF58_476D_1CE4_E5B9
         h ^= h >> 31
         h = h &* 0x94D0_49BB_1331_11EB
         h ^= h >> 29
-        return Int(truncatingIfNeeded: h)
+        return UInt32(truncatingIfNeeded: h >> 32)
     }
 
     /// The table index recorded for `key`, or `candidate` (now recorded) if there is none.
+    /// `valueAt` gives the value of the object at a table index.
     @inline(__always)
-    mutating func index(of key: UInt64, candidate: Int) -> Int {
-        var bucket = Self.hash(key) & buckets.mask
-        while let index = buckets.slot(bucket) {
-            if buckets.word(bucket) == key { return index }
-            bucket = (bucket + 1) & buckets.mask
+    mutating func index(of key: UInt64, candidate: Int, valueAt: (Int) -> UInt64) -> Int {
+        let tag = Self.tag(key)
+        var bucket = buckets.start(tag)
+        while let (index, stored) = buckets.entry(bucket) {
+            if stored == tag, valueAt(index) == key { return index }
+            bucket = buckets.next(bucket)
         }
-        buckets.fill(bucket, slot: candidate, word: key, start: Self.hash)
+        buckets.fill(bucket, slot: candidate, tag: tag)
         return candidate
     }
 }
 
-/// The buckets of the uniquing indexes: linear probing over a power-of-two table, each bucket
-/// holding a table index and a 64-bit word (a string's hash, or the value itself) side by side,
-/// so a probe touches one cache line however large the table grows.
+/// The buckets of the uniquing indexes: linear probing over a power-of-two table of 8-byte
+/// buckets, each a table index and 32 bits of the entry's hash (which also chooses where its
+/// probe starts, so the table grows without going back to the entries).
 struct OpenBuckets {
-    private struct Bucket {
-        /// The word (a string's hash or the value itself).
-        var word: UInt64
-        /// The table index + 1 of the entry here, 0 for empty (tables stay below 2^31 objects).
-        var slot: UInt32
-    }
-
-    private var buckets: [Bucket]
+    /// Per bucket: the hash bits above, the table index + 1 below (0 for empty; tables stay
+    /// below 2^31 objects).
+    private var buckets: [UInt64]
     private var count = 0
-    private(set) var mask: Int
+    private var mask: Int
 
     init(capacity: Int) {
-        buckets = Array(repeating: Bucket(word: 0, slot: 0), count: capacity)
+        buckets = Array(repeating: 0, count: capacity)
         mask = capacity - 1
     }
 
-    /// The table index in `bucket`, or nil when it is empty.
+    /// Where the probe for an entry with hash bits `tag` starts.
     @inline(__always)
-    func slot(_ bucket: Int) -> Int? {
-        let slot = buckets[bucket].slot
-        return slot == 0 ? nil : Int(slot) - 1
+    func start(_ tag: UInt32) -> Int {
+        Int(tag) & mask
     }
 
-    /// The word kept in `bucket`.
     @inline(__always)
-    func word(_ bucket: Int) -> UInt64 {
-        buckets[bucket].word
+    func next(_ bucket: Int) -> Int {
+        (bucket + 1) & mask
     }
 
-    /// Fills the empty `bucket`, then grows the table at three quarters full, placing each
-    /// entry again from `start(word)`.
+    /// The table index and hash bits in `bucket`, or nil when it is empty.
     @inline(__always)
-    mutating func fill(_ bucket: Int, slot: Int, word: UInt64, start: (UInt64) -> Int) {
-        buckets[bucket] = Bucket(word: word, slot: UInt32(truncatingIfNeeded: slot + 1))
+    func entry(_ bucket: Int) -> (index: Int, tag: UInt32)? {
+        let entry = buckets[bucket]
+        let slot = UInt32(truncatingIfNeeded: entry)
+        return slot == 0 ? nil : (Int(slot) - 1, UInt32(truncatingIfNeeded: entry >> 32))
+    }
+
+    /// Fills the empty `bucket`, then grows the table at three quarters full.
+    @inline(__always)
+    mutating func fill(_ bucket: Int, slot: Int, tag: UInt32) {
+        buckets[bucket] = UInt64(tag) << 32 | UInt64(UInt32(truncatingIfNeeded: slot + 1))
         count += 1
-        if count * 4 > buckets.count * 3 { grow(start: start) }
+        if count * 4 > buckets.count * 3 { grow() }
     }
 
-    private mutating func grow(start: (UInt64) -> Int) {
+    private mutating func grow() {
         let old = buckets
-        buckets = Array(repeating: Bucket(word: 0, slot: 0), count: old.count * 2)
+        buckets = Array(repeating: 0, count: old.count * 2)
         mask = buckets.count - 1
-        for entry in old where entry.slot != 0 {
-            var bucket = start(entry.word) & mask
-            while buckets[bucket].slot != 0 { bucket = (bucket + 1) & mask }
+        for entry in old where UInt32(truncatingIfNeeded: entry) != 0 {
+            var bucket = start(UInt32(truncatingIfNeeded: entry >> 32))
+            while buckets[bucket] != 0 { bucket = next(bucket) }
             buckets[bucket] = entry
         }
     }
