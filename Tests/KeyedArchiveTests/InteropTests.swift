@@ -219,6 +219,24 @@ struct FoundationReadsOurArchivesTests {
         #expect(twin?.zip == "8001")
     }
 
+    /// The archiver keeps each reflected type's class description for the rest of the archive;
+    /// a name set after a value of the type was written applies from the next value on.
+    @Test func classNameSetBetweenTwoEncodesAppliesToTheSecond() throws {
+        let archiver = KeyedArchiver()
+        let address = InteropPlainAddress(street: "1 Main St", city: "Berlin", zip: "8001")
+        try archiver.encode(address, forKey: "before")
+        archiver.setClassName("Renamed.Address", for: InteropPlainAddress.self)
+        try archiver.encode(address, forKey: "after")
+        let data = archiver.encodedData
+        let json = try PlistValue(bplist: [UInt8](data)).plistJSON
+        #expect(json.contains("\"Renamed.Address\""), "the name set between the encodes is not in the archive")
+        #expect(json.contains("InteropPlainAddress"), "the value written before the name was set lost its own name")
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        #expect(try unarchiver.decode(InteropPlainAddress.self, forKey: "before") == address)
+        unarchiver.setClass(InteropPlainAddress.self, forClassName: "Renamed.Address")
+        #expect(try unarchiver.decode(InteropPlainAddress.self, forKey: "after") == address)
+    }
+
     @Test func relativeURLIsArchivedAsBaseAndRelativePartsLikeFoundation() throws {
         // Foundation on Linux cannot show the split (see above), so check the archive itself.
         let relative = URL(string: "index.xml", relativeTo: URL(string: "https://www.swift.org/")!)!
@@ -398,7 +416,7 @@ struct FoundationReadsOurArchivesTests {
 }
 
 /// A struct with no declared class name, for `setClassName(_:for:)`.
-struct InteropPlainAddress: Archivable {
+struct InteropPlainAddress: Archivable, Equatable {
     var street = ""
     var city = ""
     var zip = ""

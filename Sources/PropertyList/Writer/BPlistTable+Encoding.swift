@@ -64,14 +64,31 @@ extension BPlistTable {
     /// Gives each referenced UID value its object index, after the other objects; returns the
     /// number of objects in the file and the bytes of the UID objects.
     private func numberUIDObjects() -> (objects: Int, bytes: Int) {
-        var next = count
+        var referenced = 0
         var bytes = 0
-        for value in 0..<uidSlots.count where uidSlots[value] != 0 {
-            next += 1
-            uidSlots[value] = UInt32(truncatingIfNeeded: next)
-            bytes += BPlistOutput.uidSize(UInt64(value))
+        uidRanks.truncate(to: 0)
+        uidRanks.reserve(uidBits.count)
+        for word in 0..<uidBits.count {
+            uidRanks.append(UInt32(truncatingIfNeeded: referenced))
+            var bits = uidBits[word]
+            referenced += bits.nonzeroBitCount
+            while bits != 0 {
+                bytes += BPlistOutput.uidSize(UInt64(word << 6 | bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
         }
-        return (next, bytes)
+        return (count + referenced, bytes)
+    }
+
+    /// The referenced UID values, lowest first.
+    private func forEachReferencedUID(_ body: (Int) -> Void) {
+        for word in 0..<uidBits.count {
+            var bits = uidBits[word]
+            while bits != 0 {
+                body(word << 6 | bits.trailingZeroBitCount)
+                bits &= bits - 1
+            }
+        }
     }
 
     /// Every object's size summed, and the widths that follow; throws for a container left open.
@@ -162,7 +179,7 @@ extension BPlistTable {
                 position += Self.containerSize(kind, width: layout.referenceWidth)
             }
         }
-        for value in 0..<uidSlots.count where uidSlots[value] != 0 {
+        forEachReferencedUID { value in
             offsets.appendBigEndian(UInt64(position), width: layout.offsetWidth)
             position += Self.writeUID(value, at: base + position)
         }
@@ -181,16 +198,21 @@ extension BPlistTable {
         var scalarEnd = arena.count
         let offsetWidth = layout.offsetWidth
         var uid = layout.objectCount
-        var value = uidSlots.count - 1
-        while value >= 0 {
-            if uidSlots[value] != 0 {
+        var word = uidBits.count - 1
+        while word >= 0 {
+            // The word's set bits, highest first.
+            var bits = uidBits[word]
+            while bits != 0 {
+                let bit = 63 - bits.leadingZeroBitCount
+                bits &= ~(1 << UInt64(bit))
+                let value = word << 6 | bit
                 uid -= 1
                 end -= BPlistOutput.uidSize(UInt64(value))
                 _ = Self.writeUID(value, at: base + end)
                 var offset = BPlistOutput(base: base + layout.tableOffset + uid * offsetWidth)
                 offset.appendBigEndian(UInt64(end), width: offsetWidth)
             }
-            value -= 1
+            word -= 1
         }
         // Scalars with no container between them move together: one move per run.
         var runEnd = scalarEnd

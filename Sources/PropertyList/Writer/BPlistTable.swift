@@ -32,9 +32,11 @@ package final class BPlistTable {
     @exclusivity(unchecked) var refs = RawVector<UInt32>()
     /// References of the open containers, innermost last.
     @exclusivity(unchecked) private var scratch = RawVector<UInt32>()
-    /// Per UID value: nonzero once a reference to it was handed out (see ``uidReference(_:)``);
-    /// while encoding, the UID object's index + 1.
-    @exclusivity(unchecked) var uidSlots = RawVector<UInt32>()
+    /// One bit per UID value, set once a reference to it was handed out (see ``uidReference(_:)``).
+    @exclusivity(unchecked) var uidBits = RawVector<UInt64>()
+    /// While encoding: per word of `uidBits`, how many bits are set in the words before it, so a
+    /// UID value's object index is the table's count plus the referenced values below it.
+    @exclusivity(unchecked) var uidRanks = RawVector<UInt32>()
     /// Object indices collected for ``setArrayFromList(at:)``.
     @exclusivity(unchecked) private var list = RawVector<UInt32>()
     /// Whether the arena holds every scalar once, in index order, with no gaps.
@@ -73,7 +75,8 @@ package final class BPlistTable {
         kinds.free()
         refs.free()
         scratch.free()
-        uidSlots.free()
+        uidBits.free()
+        uidRanks.free()
         list.free()
     }
 
@@ -107,6 +110,7 @@ package final class BPlistTable {
         refs.reserve(min(sizes.references, cap))
         arena.reserve(min(sizes.bytes, cap))
         list.reserve(min(sizes.list, cap))
+        uidBits.reserve(min(sizes.list, cap) / 64 + 1)
     }
 
     // MARK: Scalars
@@ -267,22 +271,26 @@ package final class BPlistTable {
     @inline(__always)
     package func uidReference(_ value: Int) -> Int {
         precondition(value >= 0 && value < Self.uidTag, "UID \(value) is out of range for a writer table")
-        if value >= uidSlots.count { growUIDSlots(to: value + 1) }
-        uidSlots[value] = 1
+        let word = value >> 6
+        if word >= uidBits.count { growUIDBits(to: word + 1) }
+        uidBits[word] |= 1 << UInt64(value & 63)
         return Self.uidTag | value
     }
 
-    private func growUIDSlots(to minimum: Int) {
-        let newCount = max(minimum, uidSlots.count * 2, 64)
-        uidSlots.reserve(newCount)
-        uidSlots.base.unsafelyUnwrapped.advanced(by: uidSlots.count).initialize(repeating: 0, count: newCount - uidSlots.count)
-        uidSlots.commit(newCount - uidSlots.count)
+    private func growUIDBits(to minimum: Int) {
+        let newCount = max(minimum, uidBits.count * 2, 16)
+        uidBits.reserve(newCount)
+        uidBits.base.unsafelyUnwrapped.advanced(by: uidBits.count).initialize(repeating: 0, count: newCount - uidBits.count)
+        uidBits.commit(newCount - uidBits.count)
     }
 
     /// The object index a reference in `refs` stands for, once ``numberUIDObjects()`` has run.
     @inline(__always)
     func resolve(_ reference: UInt32) -> UInt32 {
-        reference < UInt32(Self.uidTag) ? reference : uidSlots[Int(reference) - Self.uidTag] - 1
+        guard reference >= UInt32(Self.uidTag) else { return reference }
+        let value = Int(reference) - Self.uidTag
+        let below = uidBits[value >> 6] & ((1 << UInt64(value & 63)) - 1)
+        return UInt32(truncatingIfNeeded: count) + uidRanks[value >> 6] + UInt32(below.nonzeroBitCount)
     }
 
     @inline(__always)
