@@ -13,7 +13,6 @@ import Synchronization
 /// which otherwise cost a quarter of all encoding time.
 final class ArchiverCore {
     let table = BPlistTable()
-    /// `$objects`: the table index of each UID's object.
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     @exclusivity(unchecked) private var identities = IdentityTable()
     /// Class description UIDs by class name.

@@ -66,14 +66,7 @@ extension ArchiverCore {
             }
         }
         defer { if !allowsCycles { leaveAcyclic(instance) } }
-        do {
-            try fields(frame)
-        } catch {
-            abandonObject(frame)
-            throw error
-        }
-        endObject(frame, classUID: classUID())
-        return uid(frame.uid)
+        return try fill(frame, fields: fields, classUID: classUID)
     }
 
     /// Writes a coded object for a value without identity (a struct): a new UID every time.
@@ -81,7 +74,13 @@ extension ArchiverCore {
     func encodeValueObject(fields: (ObjectFrame) throws -> Void, classUID: () -> Int) throws -> Int {
         try enterNesting()
         defer { depth -= 1 }
-        let frame = beginObject()
+        return try fill(beginObject(), fields: fields, classUID: classUID)
+    }
+
+    /// Writes the fields of the object begun as `frame`, then ends it with its class; on an
+    /// error the object is abandoned. Returns its UID reference.
+    @inline(__always)
+    private func fill(_ frame: ObjectFrame, fields: (ObjectFrame) throws -> Void, classUID: () -> Int) throws -> Int {
         do {
             try fields(frame)
         } catch {
@@ -94,33 +93,32 @@ extension ArchiverCore {
 }
 
 extension UnarchiverCore {
-    /// An instance decoded before, as `T`. Out of line: its `T?` would otherwise make every
-    /// `decodeObject` call look up `Optional<T>`'s metadata.
-    @inline(never)
+    /// An instance decoded before, as `T`.
     static func cast<T>(_ existing: AnyObject, to type: T.Type, object: BPlistDocument.Object, index: Int) throws -> T {
-        guard let typed = existing as? T else {
-            throw ArchiveError(
-                .typeMismatch,
-                reason: "expected \(String(reflecting: T.self)), found an instance of \(String(reflecting: Swift.type(of: existing)))",
-                byteOffset: object.offset, objectIndex: index)
+        try cast(
+            existing, to: T.self, object: object, index: index,
+            reason: "expected \(String(reflecting: T.self)), found an instance of \(String(reflecting: Swift.type(of: existing)))")
+    }
+
+    /// `value` as `T`, or a `.typeMismatch` for `reason`. Out of line: its `T?` would otherwise
+    /// make every `decodeObject` call look up `Optional<T>`'s metadata.
+    @inline(never)
+    static func cast<T>(
+        _ value: Any, to type: T.Type, object: BPlistDocument.Object, index: Int, reason: @autoclosure () -> String
+    ) throws -> T {
+        guard let typed = value as? T else {
+            throw ArchiveError(.typeMismatch, reason: reason(), byteOffset: object.offset, objectIndex: index)
         }
         return typed
     }
 
-    /// Decodes `reference` as the type `mapped` (which the archive's class name selects) and
-    /// casts it to `T`. Out of line for the same reason as ``cast(_:to:object:index:)``.
-    @inline(never)
+    /// Decodes `reference` as the type `mapped` (which the archive's class name selects), as `T`.
     func decodeMapped<T>(
         _ reference: Int, as type: T.Type, mapped: Any.Type, className: String, object: BPlistDocument.Object, index: Int
     ) throws -> T {
-        let value = try coders.coder(for: mapped).decodeAny(reference, self)
-        guard let typed = value as? T else {
-            throw ArchiveError(
-                .typeMismatch,
-                reason: "class \(className) is mapped to \(String(reflecting: mapped)), which is not a \(String(reflecting: T.self))",
-                byteOffset: object.offset, objectIndex: index)
-        }
-        return typed
+        try Self.cast(
+            try coders.coder(for: mapped).decodeAny(reference, self), to: T.self, object: object, index: index,
+            reason: "class \(className) is mapped to \(String(reflecting: mapped)), which is not a \(String(reflecting: T.self))")
     }
 
     /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
