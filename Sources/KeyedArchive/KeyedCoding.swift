@@ -106,7 +106,7 @@ final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable
     override var className: String? { name }
 
     override func encode(_ value: K, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeObject(value, coder: self, className: name, allowsCycles: false) { _ in
+        try archiver.encodeObject(value, className: name, allowsCycles: false) { _ in
             try value.encode(with: KeyedEncodingCoder(core: archiver))
         }
     }

@@ -189,6 +189,9 @@ final class ArchiverCore {
 
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
 
+    /// ``string(_:)`` for a string read where it lies (a field or an element), without copying it.
+    func string(at pointer: UnsafePointer<String>) -> Int { rawReference(table.add(stringAt: pointer)) }
+
     // MARK: Objects
 
     /// An object dictionary being written.

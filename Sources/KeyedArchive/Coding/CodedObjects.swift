@@ -24,7 +24,7 @@ extension ArchiverCore {
     /// it. An instance of a subclass is handed to the coder of its dynamic type. With
     /// `allowsCycles` false, meeting an instance again while its fields are being written is a cycle error.
     func encodeObject<T>(
-        _ value: T, coder: TypedCoder<T>, className: String, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
+        _ value: T, className: String, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
     ) throws -> Int {
         try encodeObject(value, allowsCycles: allowsCycles, fields: fields) {
             if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
@@ -34,7 +34,7 @@ extension ArchiverCore {
         }
     }
 
-    /// ``encodeObject(_:coder:className:allowsCycles:fields:)`` for a type whose class
+    /// ``encodeObject(_:className:allowsCycles:fields:)`` for a type whose class
     /// description UID `classUID` gives (called once the fields are written).
     func encodeObject<T>(
         _ value: T, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void, classUID: () -> Int

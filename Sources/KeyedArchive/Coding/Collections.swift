@@ -86,8 +86,8 @@ func sortEntries<Key, Value>(_ entries: inout [(key: Key, value: Value)], by pre
 }
 
 extension ArchiverCore {
-    /// Writes `{$class: NSArray-like, NS.objects: [UID…]}` from already ordered elements.
-    func encodeList<E>(_ elements: [E], coder: TypedCoder<E>, className: String) throws -> Int {
+    /// Writes `{$class: NSArray (NSSet when `asSet`), NS.objects: [UID…]}` from already ordered elements.
+    func encodeList<E>(_ elements: [E], coder: TypedCoder<E>, asSet: Bool = false) throws -> Int {
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
@@ -106,11 +106,11 @@ extension ArchiverCore {
             abandonObject(frame)
             throw error
         }
-        switch className {
-        case ArchiveFormat.arrayClass: endObject(frame, classUID: wellKnownClass(&wellKnown.arrayClass, className))
-        case ArchiveFormat.setClass: endObject(frame, classUID: wellKnownClass(&wellKnown.setClass, className))
-        default: endObject(frame, className: className, classes: [className, ArchiveFormat.rootClass])
-        }
+        endObject(
+            frame,
+            classUID: asSet
+                ? wellKnownClass(&wellKnown.setClass, ArchiveFormat.setClass)
+                : wellKnownClass(&wellKnown.arrayClass, ArchiveFormat.arrayClass))
         return uid(frame.uid)
     }
 
@@ -250,7 +250,7 @@ final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
 
     override func encode(_ value: [Element], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+        try archiver.encodeList(value, coder: element)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Element] {
@@ -264,7 +264,7 @@ final class StringArrayCoder: TypedCoder<[String]>, @unchecked Sendable {
     private let element = StringCoder()
 
     override func encode(_ value: [String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+        try archiver.encodeList(value, coder: element)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String] {
@@ -276,7 +276,7 @@ final class IntArrayCoder: TypedCoder<[Int]>, @unchecked Sendable {
     private let element = IntegerCoder<Int>()
 
     override func encode(_ value: [Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+        try archiver.encodeList(value, coder: element)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Int] {
@@ -288,7 +288,7 @@ final class DoubleArrayCoder: TypedCoder<[Double]>, @unchecked Sendable {
     private let element = DoubleCoder()
 
     override func encode(_ value: [Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(value, coder: element, className: ArchiveFormat.arrayClass)
+        try archiver.encodeList(value, coder: element)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Double] {
@@ -334,7 +334,7 @@ final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Se
     private let list = CoderCache.global([Element].self)
 
     override func encode(_ value: Set<Element>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeList(try archiver.canonicalOrder(Array(value)), coder: element, className: ArchiveFormat.setClass)
+        try archiver.encodeList(try archiver.canonicalOrder(Array(value)), coder: element, asSet: true)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Set<Element> {

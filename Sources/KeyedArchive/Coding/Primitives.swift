@@ -145,7 +145,7 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
     }
 
     override func encodeElement(at pointer: UnsafePointer<String>, _ archiver: ArchiverCore) throws -> Int {
-        archiver.rawReference(archiver.table.add(stringAt: pointer))
+        archiver.string(at: pointer)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
@@ -213,25 +213,26 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
 /// Foundation-style objects (`{$class: NSDate, NS.time: …}`): the dictionary a reference points at, checked against class names.
 extension UnarchiverCore {
     func foundationObject(_ reference: Int, classes: Set<String>, expected: String) throws -> ObjectDict {
-        guard case .object(let uid, let object, let index) = try target(reference),
-            let (dict, description) = try objectDict(uid: uid, object: object, index: index)
-        else { throw mismatch(expected, reference) }
-        guard classes.contains(description.name) || description.classes.contains(where: classes.contains) else {
-            throw ArchiveError(
-                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
-                byteOffset: object.offset, objectIndex: index)
+        try foundationObject(reference, expected: expected) {
+            classes.contains($0.name) || $0.classes.contains(where: classes.contains)
         }
-        return dict
     }
 
     /// ``foundationObject(_:classes:expected:)`` for `NSDate`, whose class check is kept with the class description.
     func dateObject(_ reference: Int) throws -> ObjectDict {
+        try foundationObject(reference, expected: "a date") { $0.isDate }
+    }
+
+    /// The dictionary a reference points at, if `isExpected` accepts its class description.
+    private func foundationObject(
+        _ reference: Int, expected: String, isExpected: (ClassDescription) -> Bool
+    ) throws -> ObjectDict {
         guard case .object(let uid, let object, let index) = try target(reference),
             let (dict, description) = try objectDict(uid: uid, object: object, index: index)
-        else { throw mismatch("a date", reference) }
-        guard description.isDate else {
+        else { throw mismatch(expected, reference) }
+        guard isExpected(description) else {
             throw ArchiveError(
-                .typeMismatch, reason: "expected a date, found an object of class \(description.name)",
+                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
                 byteOffset: object.offset, objectIndex: index)
         }
         return dict

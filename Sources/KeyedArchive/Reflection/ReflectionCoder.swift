@@ -78,7 +78,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 case .int: reference = archiver.table.add(int: Int64(at.load(as: Int.self)))
                 case .double: reference = archiver.table.add(real: at.load(as: Double.self))
                 case .bool: reference = archiver.table.add(bool: at.load(as: Bool.self))
-                case .string: reference = archiver.rawReference(archiver.table.add(stringAt: at.assumingMemoryBound(to: String.self)))
+                case .string: reference = archiver.string(at: at.assumingMemoryBound(to: String.self))
                 case .other:
                     let coder = fields[i].coder
                     reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: at, archiver) }

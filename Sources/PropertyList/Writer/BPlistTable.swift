@@ -315,15 +315,10 @@ package final class BPlistTable {
     /// always 8), a real's or date's eight bytes after the marker.
     @inline(__always)
     func scalarWord(at index: Int) -> UInt64 {
-        let at = UnsafeRawPointer(arena.base.unsafelyUnwrapped + Int(starts[index]))
-        let marker = at.load(as: UInt8.self)
+        let at = arena.base.unsafelyUnwrapped + Int(starts[index])
+        let marker = at[0]
         let width = marker >> 4 == BPlistFormat.Marker.int.rawValue >> 4 ? 1 << Int(marker & 0x0F) : 8
-        switch width {
-        case 1: return UInt64(at.load(fromByteOffset: 1, as: UInt8.self))
-        case 2: return UInt64(UInt16(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
-        case 4: return UInt64(UInt32(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
-        default: return UInt64(bigEndian: at.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
-        }
+        return BPlistDocument.bigEndian(UnsafeRawBufferPointer(start: at, count: 1 + width), at: 1, width: width)
     }
 
     /// The encoded bytes of the scalar at `index`.
