@@ -73,7 +73,7 @@ public struct ArchiveFile {
     /// - Throws: `.keyNotFound` for an unknown key, or any decoding error.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
         if entries.contains(where: { $0.key == key }) {
-            return try KeyedUnarchiver(forReadingFrom: try encoded()).decode(type, forKey: key)
+            return try KeyedUnarchiver.decode(type, forKey: key, from: try encoded())
         }
         guard let source else {
             throw ArchiveError(.keyNotFound, reason: "the file has no key \"\(key)\" (it has \(keys))", keyPath: key)

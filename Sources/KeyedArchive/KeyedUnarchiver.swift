@@ -56,8 +56,13 @@ public final class KeyedUnarchiver {
     ///
     /// - Throws: `.keyNotFound`, `.typeMismatch`, `.unknownClass`, `.cycle`, `.letField`, ... with a key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
+        try Self.decode(type, forKey: key, from: core)
+    }
+
+    private static func decode<T>(_ type: T.Type, forKey key: String, from core: UnarchiverCore) throws -> T {
         guard let entry = core.top.first(where: { $0.key == key }) else {
-            throw ArchiveError(.keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(allKeys))", keyPath: key)
+            throw ArchiveError(
+                .keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(core.top.map(\.key)))", keyPath: key)
         }
         do {
             return try core.topLevel {
@@ -67,6 +72,16 @@ public final class KeyedUnarchiver {
             throw error
         } catch {
             throw ArchiveError(.typeMismatch, reason: "decoding failed: \(error)", keyPath: key)
+        }
+    }
+
+    /// Decodes the top-level object `key` of `data` as `type`, reading `data` where it lies.
+    static func decode<T>(_ type: T.Type, forKey key: String, from data: Data, options: Options = Options()) throws -> T {
+        try data.withUnsafeBytes { buffer throws -> T in
+            var core = try UnarchiverCore(borrowing: buffer, options: options)
+            // A decoder the decoded type kept (it may hold the core) must not outlive the buffer.
+            defer { if !isKnownUniquelyReferenced(&core) { core.keepBytes() } }
+            return try decode(type, forKey: key, from: core)
         }
     }
 
@@ -83,7 +98,7 @@ public final class KeyedUnarchiver {
 
     /// Decodes the object archived under `"root"`.
     public static func unarchivedObject<T>(ofType type: T.Type, from data: Data) throws -> T {
-        try KeyedUnarchiver(forReadingFrom: data).decode(type, forKey: ArchiveFormat.rootKey)
+        try decode(type, forKey: ArchiveFormat.rootKey, from: data)
     }
 }
 

@@ -345,10 +345,39 @@ private func archiveError(_ body: () throws -> Void) -> ArchiveError? {
     }
 }
 
+/// Archives an address; decoded, keeps its decoder, to read from it after the decode has returned.
+final class BridgeDecoderKeeper: Codable, @unchecked Sendable {
+    let decoder: (any Decoder)?
+    let address: BridgeAddress
+
+    init(_ address: BridgeAddress) {
+        self.address = address
+        decoder = nil
+    }
+
+    init(from decoder: any Decoder) throws {
+        self.decoder = decoder
+        address = BridgeAddress(street: "", zip: 0)
+    }
+
+    func encode(to encoder: any Encoder) throws { try address.encode(to: encoder) }
+}
+
 // MARK: Tests
 
 @Suite("CodableBridge")
 struct CodableBridgeTests {
+    @Test("A decoder kept by the type it decoded still reads its archive after the bytes are overwritten")
+    func keptDecoderOutlivesTheBytes() throws {
+        var data = try KeyedArchiver.archivedData(withRootObject: BridgeDecoderKeeper(BridgeAddress(street: "Main", zip: 8000)))
+        let keeper = try KeyedUnarchiver.unarchivedObject(ofType: BridgeDecoderKeeper.self, from: data)
+        let decoder = try #require(keeper.decoder)
+        // Overwrites the bytes in place: the unarchiver reads them where they lie while it decodes.
+        data.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        #expect(data.allSatisfy { $0 == 0 })
+        #expect(try BridgeAddress(from: decoder) == BridgeAddress(street: "Main", zip: 8000))
+    }
+
     @Test("A synthesized struct round-trips every kind of field, -0.0 by bit pattern")
     func synthesizedStructRoundTrips() throws {
         var record = BridgeRecord()

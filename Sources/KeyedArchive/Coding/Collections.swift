@@ -196,7 +196,7 @@ extension UnarchiverCore {
             if document.uidValue(at: ref) == nil, try document.object(at: ref).kind != .uid {
                 throw ArchiveError(
                     .invalidArchive, reason: "element \(i) of \(key) is not a reference (UID)",
-                    byteOffset: document.offsets[ref], objectIndex: ref, keyPath: key)
+                    byteOffset: document.offset(of: ref), objectIndex: ref, keyPath: key)
             }
         }
         return ReferenceList(list: list, index: listRef)

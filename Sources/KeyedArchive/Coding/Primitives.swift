@@ -133,7 +133,7 @@ final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
         guard narrowed.isFinite || !value.isFinite else {
             throw ArchiveError(
                 .typeMismatch, reason: "the real \(value) is out of range for Float",
-                byteOffset: unarchiver.document.offsets[reference], objectIndex: reference)
+                byteOffset: unarchiver.document.offset(of: reference), objectIndex: reference)
         }
         return narrowed
     }
@@ -341,7 +341,7 @@ final class RawRepresentableCoder<R: RawRepresentable>: TypedCoder<R>, @unchecke
         guard let value = R(rawValue: raw) else {
             throw ArchiveError(
                 .typeMismatch, reason: "\(raw) is not a raw value of \(String(reflecting: R.self))",
-                byteOffset: unarchiver.document.offsets[reference], objectIndex: reference)
+                byteOffset: unarchiver.document.offset(of: reference), objectIndex: reference)
         }
         return value
     }

@@ -10,10 +10,14 @@ import Foundation
 /// A core is used by one thread and never re-enters an update of the same property, so its
 /// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class UnarchiverCore {
-    private let storage: UnsafeMutableRawBufferPointer
-    let document: BPlistDocument
-    /// `$objects`: the bplist object index of each UID.
-    let objects: [Int]
+    /// The archive's bytes when the core holds its own copy; nil while it reads its caller's
+    /// buffer (see ``init(borrowing:options:)`` and ``keepBytes()``).
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawBufferPointer?
+    @exclusivity(unchecked) private(set) var document: BPlistDocument
+    /// `$objects`: an array whose references, read in place, give the bplist object index of each UID.
+    let objectList: BPlistDocument.Object
+    /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
+    let uidCount: Int
     /// `$top` key → value reference (a bplist object index, normally a UID).
     let top: [(key: String, reference: Int)]
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
@@ -66,46 +70,72 @@ final class UnarchiverCore {
         case list, dictionary
     }
 
-    init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
-        self.options = options
-        guard bytes.count <= options.maximumArchiveSize else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive is \(bytes.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
-        }
+    /// Opens a copy of `bytes`: the core can outlive them.
+    convenience init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        try Self.checkSize(bytes.count, options)
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
         if bytes.withContiguousStorageIfAvailable({ storage.copyMemory(from: UnsafeRawBufferPointer($0)) }) == nil {
             _ = storage.initializeMemory(as: UInt8.self, from: bytes)
         }
-        self.storage = storage
         do {
-            let document = try BPlistDocument(
-                bytes: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]),
-                maximumObjectCount: options.maximumObjectCount,
-                maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
-            self.document = document
-            (objects, top) = try Self.readTop(document)
-            instances = Column(count: objects.count, repeating: nil)
-            inProgress = UIDSet(count: objects.count)
-            classSlots = Column(count: objects.count, repeating: 0)
-            keyIDs = Column(count: document.objectCount, repeating: .min)
+            try self.init(reading: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]), storage: storage, options: options)
         } catch {
-            // deinit does not run for an instance whose init failed; the state above is allocated
-            // only once nothing can fail.
+            // deinit does not run for an instance whose init failed.
             storage.deallocate()
             throw error
         }
     }
 
+    /// Opens `buffer` where it lies, without copying it. The caller must either drop the core
+    /// before the buffer goes away, or call ``keepBytes()`` first.
+    convenience init(borrowing buffer: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        try Self.checkSize(buffer.count, options)
+        try self.init(reading: buffer, storage: nil, options: options)
+    }
+
+    private static func checkSize(_ count: Int, _ options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        guard count <= options.maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive is \(count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
+        }
+    }
+
+    private init(reading bytes: UnsafeRawBufferPointer, storage: UnsafeMutableRawBufferPointer?, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        self.options = options
+        let document = try BPlistDocument(
+            bytes: bytes, maximumObjectCount: options.maximumObjectCount,
+            maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
+        self.document = document
+        (objectList, top) = try Self.readTop(document)
+        // Allocated only once nothing can fail: deinit does not run for an instance whose init failed.
+        self.storage = storage
+        uidCount = objectList.count
+        instances = Column(count: uidCount, repeating: nil)
+        inProgress = UIDSet(count: uidCount)
+        classSlots = Column(count: uidCount, repeating: 0)
+        keyIDs = Column(count: document.objectCount, repeating: .min)
+    }
+
     deinit {
-        storage.deallocate()
+        storage?.deallocate()
         instances.free()
         inProgress.free()
         classSlots.free()
         keyIDs.free()
     }
 
-    private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> ([Int], [(String, Int)]) {
+    /// Copies a borrowed buffer into storage of the core's own, for a core that is still
+    /// referenced when its caller's buffer goes away (a decoder kept by the type it decoded).
+    func keepBytes() {
+        guard storage == nil else { return }
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(document.bytes.count, 1), alignment: 1)
+        if document.bytes.count > 0 { copy.copyMemory(from: document.bytes) }
+        storage = copy
+        document = document.moved(to: UnsafeRawBufferPointer(rebasing: copy[0..<document.bytes.count]))
+    }
+
+    private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> (BPlistDocument.Object, [(String, Int)]) {
         let rootIndex = document.topObject
         let root = try document.object(at: rootIndex)
         func bad(_ reason: String, _ object: BPlistDocument.Object? = nil) -> ArchiveError {
@@ -143,9 +173,7 @@ final class UnarchiverCore {
         let objectsObject = try document.object(at: objectsRef)
         guard objectsObject.kind == .array else { throw bad("$objects is not an array", objectsObject) }
         guard objectsObject.count >= 1 else { throw bad("$objects is empty; it must start with \"$null\"", objectsObject) }
-        var objects = [Int]()
-        objects.reserveCapacity(objectsObject.count)
-        for i in 0..<objectsObject.count { objects.append(try document.reference(objectsObject, i, index: objectsRef)) }
+        try document.checkReferences(of: objectsObject, index: objectsRef)
         var top: [(String, Int)] = []
         for i in 0..<topObject.count {
             let keyRef = try document.reference(topObject, i, index: topRef)
@@ -155,7 +183,7 @@ final class UnarchiverCore {
             }
             top.append((try document.string(key, index: keyRef), try document.reference(topObject, topObject.count + i, index: topRef)))
         }
-        return (objects, top)
+        return (objectsObject, top)
     }
 
     // MARK: Resolving references
@@ -179,16 +207,22 @@ final class UnarchiverCore {
             guard object.kind == .uid else { return .inline(object, index: reference) }
             value = document.uid(object)
         }
-        guard value < UInt64(objects.count) else {
+        guard value < UInt64(uidCount) else {
             let object = try document.object(at: reference)
             throw ArchiveError(
-                .invalidReference, reason: "UID \(value) is out of range: $objects has \(objects.count) entries",
+                .invalidReference, reason: "UID \(value) is out of range: $objects has \(uidCount) entries",
                 byteOffset: object.offset, objectIndex: reference)
         }
         let uid = Int(value)
         if uid == 0 { return .null }
-        let index = objects[uid]
+        let index = objectIndex(ofUID: uid)
         return .object(uid: uid, try document.object(at: index), index: index)
+    }
+
+    /// The bplist object index of `$objects[uid]` (`uid` below `uidCount`).
+    @inline(__always)
+    func objectIndex(ofUID uid: Int) -> Int {
+        document.checkedReference(objectList, uid)
     }
 
     // MARK: Object dictionaries
@@ -305,7 +339,7 @@ final class UnarchiverCore {
 
     private func classDescription(_ classRef: Int) throws(ArchiveError) -> ClassDescription {
         guard case .object(let uid, let object, let index) = try target(classRef) else {
-            throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: document.offsets[classRef], objectIndex: classRef)
+            throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: document.offset(of: classRef), objectIndex: classRef)
         }
         if classSlots[uid] > 0 { return classDescriptions[Int(classSlots[uid]) - 1] }
         func bad(_ reason: String) -> ArchiveError {
@@ -388,17 +422,17 @@ final class UnarchiverCore {
         if depth > options.maximumDepth {
             throw ArchiveError(
                 .depthLimit, reason: "objects are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
-                byteOffset: document.offsets[reference], objectIndex: reference)
+                byteOffset: document.offset(of: reference), objectIndex: reference)
         }
         if decodedCount > options.maximumDecodedObjects {
             throw ArchiveError(
                 .sizeLimit,
                 reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: document.offsets[reference], objectIndex: reference)
+                byteOffset: document.offset(of: reference), objectIndex: reference)
         }
         if !stack.hasRoom() {
             throw ArchiveError(
-                .depthLimit, reason: StackGuard.reason(depth: depth), byteOffset: document.offsets[reference], objectIndex: reference)
+                .depthLimit, reason: StackGuard.reason(depth: depth), byteOffset: document.offset(of: reference), objectIndex: reference)
         }
     }
 
@@ -417,7 +451,7 @@ final class UnarchiverCore {
             if object.kind == .uid, case .object(_, let target, _)? = try? self.target(reference) {
                 return ArchiveError(
                     .typeMismatch, reason: "expected \(expected), found \(Self.describe(target))",
-                    byteOffset: target.offset, objectIndex: objects.firstIndex(of: reference))
+                    byteOffset: target.offset, objectIndex: (0..<uidCount).first { objectIndex(ofUID: $0) == reference })
             }
             return ArchiveError(.typeMismatch, reason: "expected \(expected), found \(found)", byteOffset: object.offset, objectIndex: reference)
         }

@@ -2,21 +2,30 @@
 /// checked once, objects addressed by index.
 ///
 /// The document does not own its bytes; it is used inside the `withUnsafeBytes` scope of
-/// the buffer that holds them. After `init` succeeds, `offsets[i]` is a valid marker position
+/// the buffer that holds them. After `init` succeeds, `offset(of: i)` is a valid marker position
 /// for every object `i`, and reading any object only has to check its own payload extent.
+///
+/// Offsets and references are read where they lie, never copied into tables: a reader of a
+/// large archive then touches the file alone, not the file plus a table per object. Each is
+/// read with one 8-byte load, shifted down to its width; eight bytes are always there, because
+/// everything such a load can start at (the object area and the offset table) is followed by
+/// the 32-byte trailer.
 ///
 /// Not API: the document is public only as the SPI `Reader`, for the keyed unarchiver, which
 /// reads a reference or a UID millions of times per archive. Those accessors are `@inlinable`,
 /// which `package` declarations cannot usefully be: their bodies are never inlined into other
 /// modules, and a call per reference cost the unarchiver a seventh of its time.
 @_spi(Reader) public struct BPlistDocument {
-    public let bytes: UnsafeRawBufferPointer
+    public private(set) var bytes: UnsafeRawBufferPointer
     public let objectCount: Int
     public let topObject: Int
     public let refSize: Int
     public let offsetTableOffset: Int
-    /// Marker position of every object, validated to lie in `[8, offsetTableOffset)`.
-    public let offsets: [Int]
+    /// The width of an offset-table entry.
+    public let offsetSize: Int
+    /// `64 - 8 * refSize` and `64 - 8 * offsetSize`: what a big-endian 8-byte load is shifted right by.
+    @usableFromInline let refShift: Int
+    @usableFromInline let offsetShift: Int
     /// Strings longer than this many characters (ASCII bytes or UTF-16 code units) fail with `.sizeLimit`.
     package let maximumStringLength: Int
     /// Data objects longer than this many bytes fail with `.sizeLimit`.
@@ -97,23 +106,37 @@
             throw bad(BPlistFormat.trailerOffsetSizeField, "offsets of \(offsetSize) bytes cannot address the offset table at byte \(tableOffset)")
         }
 
-        var offsets = [Int](repeating: 0, count: count)
-        for i in 0..<count {
-            let entry = tableOffset + i * offsetSize
-            let offset = Self.bigEndian(bytes, at: entry, width: offsetSize)
-            guard offset >= UInt64(BPlistFormat.headerSize), offset < UInt64(tableOffset) else {
-                throw ArchiveError(
-                    .invalidOffset,
-                    reason: "object #\(i) is said to start at byte \(offset), outside the object area [8, \(tableOffset))",
-                    byteOffset: entry, objectIndex: i)
+        // One pass over the table for its lowest and highest entry; the entry at fault is
+        // looked for only when there is one.
+        let offsetShift = 64 - 8 * offsetSize
+        var lowest = UInt64.max
+        var highest: UInt64 = 0
+        var entry = tableOffset
+        for _ in 0..<count {
+            let offset = Self.word(bytes, at: entry, shift: offsetShift)
+            lowest = min(lowest, offset)
+            highest = max(highest, offset)
+            entry &+= offsetSize
+        }
+        if lowest < UInt64(BPlistFormat.headerSize) || highest >= UInt64(tableOffset) {
+            for i in 0..<count {
+                let entry = tableOffset + i * offsetSize
+                let offset = Self.word(bytes, at: entry, shift: offsetShift)
+                guard offset >= UInt64(BPlistFormat.headerSize), offset < UInt64(tableOffset) else {
+                    throw ArchiveError(
+                        .invalidOffset,
+                        reason: "object #\(i) is said to start at byte \(offset), outside the object area [8, \(tableOffset))",
+                        byteOffset: entry, objectIndex: i)
+                }
             }
-            offsets[i] = Int(offset)
         }
         self.objectCount = count
         self.topObject = Int(rawTop)
         self.refSize = refSize
         self.offsetTableOffset = tableOffset
-        self.offsets = offsets
+        self.offsetSize = offsetSize
+        self.refShift = 64 - 8 * refSize
+        self.offsetShift = offsetShift
     }
 
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
@@ -129,6 +152,26 @@
             for i in offset..<(offset + width) { value = value << 8 | UInt64(bytes[i]) }
             return value
         }
+    }
+
+    /// The unsigned big-endian integer of `64 - shift` bits at `offset`, read with one 8-byte
+    /// load: the caller has checked that `offset + 8` lies within `bytes`.
+    @inlinable @inline(__always)
+    public static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int, shift: Int) -> UInt64 {
+        UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &>> UInt64(truncatingIfNeeded: shift)
+    }
+
+    /// The big-endian integer of `width` (1...8) bytes at `offset` in the object area or the offset table.
+    @inlinable @inline(__always)
+    public func word(at offset: Int, width: Int) -> UInt64 {
+        Self.word(bytes, at: offset, shift: 64 &- 8 &* width)
+    }
+
+    /// The marker position of object `index` (below `objectCount`), checked in `init`.
+    @inlinable @inline(__always)
+    public func offset(of index: Int) -> Int {
+        precondition(UInt(bitPattern: index) < UInt(bitPattern: objectCount), "object index out of range")
+        return Int(truncatingIfNeeded: Self.word(bytes, at: offsetTableOffset &+ index &* offsetSize, shift: offsetShift))
     }
 
     // MARK: Objects
@@ -151,7 +194,7 @@
     ///
     /// - Throws: `.invalidMarker`, `.invalidCount` or `.truncated`.
     package func object(at index: Int) throws(ArchiveError) -> Object {
-        let offset = offsets[index]
+        let offset = offset(of: index)
         let marker = bytes[offset]
         let nibble = Int(marker & 0x0F)
         let kind: Object.Kind
@@ -246,11 +289,41 @@
         return (Int(raw), at + 1 + width)
     }
 
+    /// The same document over a copy of its bytes (of the same length) at `bytes`.
+    package func moved(to bytes: UnsafeRawBufferPointer) -> BPlistDocument {
+        precondition(bytes.count == self.bytes.count, "a document moves only to a copy of its bytes")
+        var moved = self
+        moved.bytes = bytes
+        return moved
+    }
+
+    /// Checks every reference of the container `object` (at `index`) against the object count at
+    /// once, so they can be read later with ``checkedReference(_:_:)``.
+    ///
+    /// - Throws: `.invalidReference` for the first reference out of range.
+    package func checkReferences(of object: Object, index: Int) throws(ArchiveError) {
+        let width = object.kind == .dict ? 2 * object.count : object.count
+        var highest: UInt64 = 0
+        var at = object.payload
+        for _ in 0..<width {
+            highest = max(highest, Self.word(bytes, at: at, shift: refShift))
+            at &+= refSize
+        }
+        guard highest >= UInt64(objectCount) else { return }
+        for i in 0..<width { _ = try reference(object, i, index: index) }
+    }
+
+    /// The reference at position `i` of a container whose references ``checkReferences(of:index:)`` checked.
+    @inlinable @inline(__always)
+    public func checkedReference(_ object: Object, _ i: Int) -> Int {
+        Int(truncatingIfNeeded: Self.word(bytes, at: object.payload &+ i &* refSize, shift: refShift))
+    }
+
     /// The reference at position `i` of a container's reference list, checked against the object count.
     @inlinable @inline(__always)
     public func reference(_ object: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
         let at = object.payload + i * refSize
-        let ref = Self.bigEndian(bytes, at: at, width: refSize)
+        let ref = Self.word(bytes, at: at, shift: refShift)
         guard ref < UInt64(objectCount) else {
             throw ArchiveError(
                 .invalidReference,
@@ -272,14 +345,14 @@
     package func integerBits(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
         if object.count <= 8 {
             // 1, 2 and 4 bytes are unsigned, 8 signed: either way the bit pattern of the Int64.
-            return (Self.bigEndian(bytes, at: object.payload, width: object.count), false)
+            return (word(at: object.payload, width: object.count), false)
         }
         return try wideInteger(object, index: index)
     }
 
     private func wideInteger(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
-        let high = Self.bigEndian(bytes, at: object.payload, width: 8)
-        let low = Self.bigEndian(bytes, at: object.payload + 8, width: 8)
+        let high = word(at: object.payload, width: 8)
+        let low = word(at: object.payload + 8, width: 8)
         if high == 0 { return (low, low > UInt64(Int64.max)) }
         if high == .max, low > UInt64(Int64.max) { return (low, false) }
         throw ArchiveError(
@@ -288,27 +361,27 @@
     }
 
     package func real(_ object: Object) -> PlistValue {
-        let bits = Self.bigEndian(bytes, at: object.payload, width: object.count)
+        let bits = word(at: object.payload, width: object.count)
         return object.count == 4 ? .float(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : .real(Double(bitPattern: bits))
     }
 
     package func double(_ object: Object) -> Double {
-        Double(bitPattern: Self.bigEndian(bytes, at: object.payload, width: 8))
+        Double(bitPattern: word(at: object.payload, width: 8))
     }
 
     /// The value of the object at `index` if it is a well-formed UID; nil for anything else
     /// (read it with ``object(at:)`` then, which also reports what is wrong with it).
     @inlinable @inline(__always)
     public func uidValue(at index: Int) -> UInt64? {
-        let offset = offsets[index]
+        let offset = offset(of: index)
         let marker = bytes[offset]
         let width = Int(marker & 0x0F) + 1
         guard marker >> 4 == 0x8, width <= 8, offset + 1 + width <= offsetTableOffset else { return nil }
-        return Self.bigEndian(bytes, at: offset + 1, width: width)
+        return word(at: offset + 1, width: width)
     }
 
     package func uid(_ object: Object) -> UInt64 {
-        Self.bigEndian(bytes, at: object.payload, width: object.count)
+        word(at: object.payload, width: object.count)
     }
 
     package func data(_ object: Object) -> [UInt8] {

@@ -116,12 +116,12 @@ private struct Materializer {
                 throw ArchiveError(
                     .depthLimit,
                     reason: "a shared container used here would nest containers more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
-                    byteOffset: document.offsets[index], objectIndex: index)
+                    byteOffset: document.offset(of: index), objectIndex: index)
             }
             return values[index]
         case 1:
             throw ArchiveError(
-                .cycle, reason: "a container contains itself", byteOffset: document.offsets[index], objectIndex: index)
+                .cycle, reason: "a container contains itself", byteOffset: document.offset(of: index), objectIndex: index)
         default: break
         }
         let object = try document.object(at: index)
@@ -175,7 +175,7 @@ private struct Materializer {
                 guard case .string(let key) = try value(at: keyRef, depth: depth) else {
                     throw ArchiveError(
                         .invalidKey, reason: "dictionary key #\(i) is \(values[keyRef].kindDescription), not a string",
-                        byteOffset: document.offsets[keyRef], objectIndex: keyRef)
+                        byteOffset: document.offset(of: keyRef), objectIndex: keyRef)
                 }
                 var id = keyIDs[keyRef]
                 if id < 0 {
