@@ -405,3 +405,37 @@ func keyFirstMetAsUnknownMatchesLater() throws {
     let decoded = try ZooArchive.decode(LateKeyOuter.self, from: data)
     #expect(decoded == LateKeyOuter(a: 5, inner: LateKeyInner(zzLateKeyField: 9)))
 }
+
+struct WideRecord: Archivable, Equatable {
+    var f00 = 0, f01 = 0, f02 = 0, f03 = 0, f04 = 0, f05 = 0, f06 = 0, f07 = 0, f08 = 0, f09 = 0
+    var f10 = 0, f11 = 0, f12 = 0, f13 = 0, f14 = 0, f15 = 0, f16 = 0, f17 = 0, f18 = 0, f19 = 0
+    var f20 = 0, f21 = 0, f22 = 0, f23 = 0, f24 = 0, f25 = 0, f26 = 0, f27 = 0, f28 = 0, f29 = 0
+    var f30 = 0, f31 = 0, f32 = 0, f33 = 0, f34 = 0, f35 = 0, f36 = 0, f37 = 0, f38 = 0, f39 = 0
+
+    var values: [Int] { Mirror(reflecting: self).children.map { $0.value as! Int } }
+}
+
+/// The unarchiver finds key objects and class descriptions through tables that grow with what
+/// they hold: 40 keys and 31 class descriptions make both grow several times over.
+@Test("Forty field keys, in a different order in each object, and thirty-one class descriptions are all found again")
+func manyKeysAndClassDescriptions() throws {
+    let names = (0..<40).map { String(format: "f%02d", $0) }
+    var objects: [PlistValue] = ["$null", .dict([:]), ZooArchive.classDescription("NSArray")]
+    var elements: [PlistValue] = []
+    var expected: [[Int]] = []
+    for k in 0..<30 {
+        var fields: PlistDictionary = ["$class": .uid(UInt64(objects.count + 1))]
+        // Each object lists its keys rotated by k, so matching starts from a different place.
+        let order = Array(names[k...] + names[..<k])
+        for name in order { fields[name] = .int(Int64(k * 100 + Int(name.dropFirst())!)) }
+        expected.append((0..<40).map { k * 100 + $0 })
+        elements.append(.uid(UInt64(objects.count)))
+        objects.append(.dict(fields))
+        objects.append(ZooArchive.classDescription("WideRecord\(k)"))
+    }
+    objects[1] = .dict(["$class": .uid(2), "NS.objects": .array(elements)])
+    let unarchiver = try KeyedUnarchiver(forReadingFrom: try ZooArchive.archive(objects: objects))
+    for k in 0..<30 { unarchiver.setClass(WideRecord.self, forClassName: "WideRecord\(k)") }
+    let records = try unarchiver.decode([WideRecord].self, forKey: "root")
+    #expect(records.map(\.values) == expected)
+}

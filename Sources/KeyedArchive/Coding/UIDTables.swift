@@ -35,38 +35,152 @@ struct Column<Element> {
     }
 }
 
-/// The UIDs being decoded now (to catch cycles through values), one flag per UID.
+/// The UIDs being decoded now (to catch cycles through values), one bit per UID.
 struct UIDSet {
-    private let flags: Column<Bool>
-    /// How many flags are set, so clearing an idle set costs nothing.
+    private let words: Column<UInt64>
+    /// How many bits are set, so clearing an idle set costs nothing.
     private let active = Column<Int>(count: 1, repeating: 0)
 
-    init(count: Int) { flags = Column(count: count, repeating: false) }
+    init(count: Int) { words = Column(count: (count + 63) / 64, repeating: 0) }
 
     /// Adds `uid`; false if it was already there.
+    @inline(__always)
     func insert(_ uid: Int) -> Bool {
-        if flags[uid] { return false }
-        flags[uid] = true
+        let bit: UInt64 = 1 << UInt64(uid & 63)
+        let word = words[uid >> 6]
+        if word & bit != 0 { return false }
+        words[uid >> 6] = word | bit
         active[0] += 1
         return true
     }
 
+    @inline(__always)
     func remove(_ uid: Int) {
-        if flags[uid] {
-            flags[uid] = false
+        let bit: UInt64 = 1 << UInt64(uid & 63)
+        let word = words[uid >> 6]
+        if word & bit != 0 {
+            words[uid >> 6] = word & ~bit
             active[0] -= 1
         }
     }
 
     func removeAll() {
         guard active[0] > 0 else { return }
-        flags.fill(false)
+        words.fill(0)
         active[0] = 0
     }
 
     func free() {
-        flags.free()
+        words.free()
         active.free()
+    }
+}
+
+/// Class instances by UID. The column is allocated when the first instance is registered, so
+/// reading an archive of values (structs, collections, scalars) never pays for one.
+struct InstanceColumn {
+    private let slot: Column<UnsafeMutablePointer<AnyObject?>?>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        slot = Column(count: 1, repeating: nil)
+    }
+
+    subscript(uid: Int) -> AnyObject? {
+        @inline(__always) get {
+            guard let base = slot[0] else { return nil }
+            precondition(uid >= 0 && uid < count, "instance UID out of range")
+            return base[uid]
+        }
+        nonmutating set {
+            precondition(uid >= 0 && uid < count, "instance UID out of range")
+            if let base = slot[0] {
+                base[uid] = newValue
+            } else if let newValue {
+                let base = UnsafeMutablePointer<AnyObject?>.allocate(capacity: count)
+                base.initialize(repeating: nil, count: count)
+                base[uid] = newValue
+                slot[0] = base
+            }
+        }
+    }
+
+    func free() {
+        if let base = slot[0] {
+            base.deinitialize(count: count)
+            base.deallocate()
+        }
+        slot.free()
+    }
+}
+
+/// A map from non-negative integers (bplist object indexes, UIDs) to `Int32`, by open addressing,
+/// for what an archive has few of: key objects, class descriptions. It grows with what is
+/// stored in it, never with the size of the archive.
+struct IndexMap {
+    /// Keys, or -1 for an empty slot; `values` alongside.
+    private var keys: UnsafeMutablePointer<Int>
+    private var values: UnsafeMutablePointer<Int32>
+    /// `64 - log2(capacity)`: a key's slot is the top bits of its Fibonacci hash.
+    private var shift: UInt64
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        shift = 60
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: -1, count: capacity)
+        values = .allocate(capacity: capacity)
+        values.initialize(repeating: 0, count: capacity)
+    }
+
+    @inline(__always)
+    private func home(_ key: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(truncatingIfNeeded: key) &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+    }
+
+    /// The value stored for `key`, if any.
+    @inline(__always)
+    func value(for key: Int) -> Int32? {
+        var slot = home(key)
+        while true {
+            let found = keys[slot]
+            if found == key { return values[slot] }
+            if found < 0 { return nil }
+            slot = (slot + 1) & (capacity - 1)
+        }
+    }
+
+    /// Stores `value` for `key` (≥ 0), replacing any value it had.
+    mutating func set(_ value: Int32, for key: Int) {
+        precondition(key >= 0, "IndexMap keys are non-negative")
+        if (count + 1) * 2 > capacity { grow() }
+        var slot = home(key)
+        while keys[slot] >= 0, keys[slot] != key { slot = (slot + 1) & (capacity - 1) }
+        if keys[slot] < 0 { count += 1 }
+        keys[slot] = key
+        values[slot] = value
+    }
+
+    private mutating func grow() {
+        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+        capacity *= 2
+        shift -= 1
+        keys = .allocate(capacity: capacity)
+        keys.initialize(repeating: -1, count: capacity)
+        values = .allocate(capacity: capacity)
+        values.initialize(repeating: 0, count: capacity)
+        count = 0
+        for i in 0..<oldCapacity where oldKeys[i] >= 0 { set(oldValues[i], for: oldKeys[i]) }
+        oldKeys.deallocate()
+        oldValues.deallocate()
+    }
+
+    func free() {
+        keys.deallocate()
+        values.deallocate()
     }
 }
 

@@ -22,7 +22,7 @@ final class UnarchiverCore {
     let top: [(key: String, reference: Int)]
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
-    let instances: Column<AnyObject?>
+    let instances: InstanceColumn
     /// UIDs being decoded now, to catch cycles through values.
     let inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
@@ -32,12 +32,12 @@ final class UnarchiverCore {
         didSet { registeredByName = nil }
     }
     @exclusivity(unchecked) private var registeredByName: [String: Any.Type]?
-    /// Per UID: 1 + the position of its class description in `classDescriptions`, or 0.
-    private let classSlots: Column<Int32>
+    /// Class-description UID → the position of its description in `classDescriptions`.
+    @exclusivity(unchecked) private var classSlots = IndexMap()
     @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
-    /// Per bplist object index: the `ArchiveKeyIDs` number of a key string (≥ 0); `-2 - n` when it
-    /// had none while `n` numbers existed; `Int32.min` when not looked up yet.
-    private let keyIDs: Column<Int32>
+    /// Bplist object index of a key string → its `ArchiveKeyIDs` number (≥ 0), or `-2 - n` when
+    /// it had none while `n` numbers existed. Keys not looked up yet are absent.
+    @exclusivity(unchecked) private var keyIDs = IndexMap()
     @exclusivity(unchecked) var depth: Int = 0
     @exclusivity(unchecked) var decodedCount: Int = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
@@ -111,10 +111,8 @@ final class UnarchiverCore {
         // Allocated only once nothing can fail: deinit does not run for an instance whose init failed.
         self.storage = storage
         uidCount = objectList.count
-        instances = Column(count: uidCount, repeating: nil)
+        instances = InstanceColumn(count: uidCount)
         inProgress = UIDSet(count: uidCount)
-        classSlots = Column(count: uidCount, repeating: 0)
-        keyIDs = Column(count: document.objectCount, repeating: .min)
     }
 
     deinit {
@@ -270,9 +268,10 @@ final class UnarchiverCore {
     /// The key number of the string object at `index`: looked up once per key object.
     @inline(__always)
     private func keyID(ofObject index: Int) throws(ArchiveError) -> Int32 {
-        let known = keyIDs[index]
-        if known >= 0 { return known }
-        if known != .min, -2 - known == ArchiveKeyIDs.count { return -1 }
+        if let known = keyIDs.value(for: index) {
+            if known >= 0 { return known }
+            if -2 - known == ArchiveKeyIDs.count { return -1 }
+        }
         return try lookUpKeyID(index)
     }
 
@@ -280,11 +279,11 @@ final class UnarchiverCore {
         let key = try document.object(at: index)
         let count = ArchiveKeyIDs.count
         guard key.kind == .asciiString || key.kind == .utf16String else {
-            keyIDs[index] = -2 - count
+            keyIDs.set(-2 - count, for: index)
             return -1
         }
         let id = ArchiveKeyIDs.existingID(for: try document.string(key, index: index))
-        keyIDs[index] = id >= 0 ? id : -2 - count
+        keyIDs.set(id >= 0 ? id : -2 - count, for: index)
         return id
     }
 
@@ -341,7 +340,7 @@ final class UnarchiverCore {
         guard case .object(let uid, let object, let index) = try target(classRef) else {
             throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: document.offset(of: classRef), objectIndex: classRef)
         }
-        if classSlots[uid] > 0 { return classDescriptions[Int(classSlots[uid]) - 1] }
+        if let slot = classSlots.value(for: uid) { return classDescriptions[Int(slot)] }
         func bad(_ reason: String) -> ArchiveError {
             ArchiveError(.invalidArchive, reason: reason, byteOffset: object.offset, objectIndex: index)
         }
@@ -370,8 +369,8 @@ final class UnarchiverCore {
             }
         }
         let description = ClassDescription(name: try document.string(nameObject, index: nameRef), classes: classes)
+        classSlots.set(Int32(classDescriptions.count), for: uid)
         classDescriptions.append(description)
-        classSlots[uid] = Int32(classDescriptions.count)
         return description
     }
 
