@@ -33,11 +33,11 @@ final class UnarchiverCore {
     }
     @exclusivity(unchecked) private var registeredByName: [String: Any.Type]?
     /// Class-description UID → the position of its description in `classDescriptions`.
-    @exclusivity(unchecked) private var classSlots = IndexMap()
+    @exclusivity(unchecked) private var classSlots: IndexMap
     @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
     /// Bplist object index of a key string → its `ArchiveKeyIDs` number (≥ 0), or `-2 - n` when
     /// it had none while `n` numbers existed. Keys not looked up yet are absent.
-    @exclusivity(unchecked) private var keyIDs = IndexMap()
+    @exclusivity(unchecked) private var keyIDs: IndexMap
     @exclusivity(unchecked) var depth: Int = 0
     @exclusivity(unchecked) var decodedCount: Int = 0
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
@@ -113,6 +113,8 @@ final class UnarchiverCore {
         uidCount = objectList.count
         instances = InstanceColumn(count: uidCount)
         inProgress = UIDSet(count: uidCount)
+        classSlots = IndexMap()
+        keyIDs = IndexMap()
     }
 
     deinit {
