@@ -83,12 +83,17 @@ package final class BPlistTable {
     /// Objects added so far, not counting UID objects (which are placed after them in the file).
     package var count: Int { kinds.count }
 
-    /// How much a table holds: objects, container references, bytes of its file and list entries.
+    /// How much a table holds: objects, container references, bytes of its file, list entries,
+    /// and the distinct strings and data, integers, reals and dates its indexes hold.
     package struct Sizes: Sendable {
         var objects = 0
         var references = 0
         var bytes = 0
         var list = 0
+        var encoded = 0
+        var ints = 0
+        var reals = 0
+        var dates = 0
         package init() {}
     }
 
@@ -99,10 +104,15 @@ package final class BPlistTable {
         // The arena becomes the file in the end: room for the containers and offsets too.
         sizes.bytes = arena.count + 4 * refs.count + 8 * count + 64
         sizes.list = list.count
+        sizes.encoded = encoded.count
+        sizes.ints = ints.count
+        sizes.reals = reals.count
+        sizes.dates = dates.count
         return sizes
     }
 
-    /// Room for `sizes` (each capped at 2^24 elements), so a table that ends up that large never grows.
+    /// Room for `sizes` (each capped at 2^24 elements), so a table that ends up that large never
+    /// grows, and its uniquing indexes are never rebuilt.
     package func reserveCapacity(_ sizes: Sizes) {
         let cap = 1 << 24
         starts.reserve(min(sizes.objects, cap))
@@ -111,6 +121,10 @@ package final class BPlistTable {
         arena.reserve(min(sizes.bytes, cap))
         list.reserve(min(sizes.list, cap))
         uidBits.reserve(min(sizes.list, cap) / 64 + 1)
+        encoded.reserve(min(sizes.encoded, cap))
+        ints.reserve(min(sizes.ints, cap))
+        reals.reserve(min(sizes.reals, cap))
+        dates.reserve(min(sizes.dates, cap))
     }
 
     // MARK: Scalars

@@ -19,6 +19,12 @@ struct EncodedIndex {
     /// Per bucket: the object's table index and 32 bits of its hash.
     private var buckets = OpenBuckets(capacity: 64)
 
+    /// Objects recorded.
+    var count: Int { buckets.count }
+
+    /// Room for `count` objects in all without growing.
+    mutating func reserve(_ count: Int) { buckets.reserve(count) }
+
     private static let seed: UInt64 = {
         var hasher = Hasher()
         hasher.combine(0x5EED)
@@ -80,6 +86,12 @@ struct WordIndex {
     /// Per bucket: the value's table index and 32 bits of its mix.
     private var buckets = OpenBuckets(capacity: 32)
 
+    /// Values recorded.
+    var count: Int { buckets.count }
+
+    /// Room for `count` values in all without growing.
+    mutating func reserve(_ count: Int) { buckets.reserve(count) }
+
     private static let seed: UInt64 = {
         var hasher = Hasher()
         hasher.combine(0x3011)
@@ -117,7 +129,7 @@ struct OpenBuckets {
     /// Per bucket: the hash bits above, the table index + 1 below (0 for empty; tables stay
     /// below 2^31 objects).
     private var buckets: [UInt64]
-    private var count = 0
+    private(set) var count = 0
     private var mask: Int
 
     init(capacity: Int) {
@@ -152,10 +164,21 @@ struct OpenBuckets {
         if count * 4 > buckets.count * 3 { grow() }
     }
 
+    /// Room for `entries` in all without growing (the table stays at most three quarters full).
+    mutating func reserve(_ entries: Int) {
+        var capacity = buckets.count
+        while entries * 4 > capacity * 3 { capacity *= 2 }
+        if capacity > buckets.count { rebuild(capacity: capacity) }
+    }
+
     private mutating func grow() {
+        rebuild(capacity: buckets.count * 2)
+    }
+
+    private mutating func rebuild(capacity: Int) {
         let old = buckets
-        buckets = Array(repeating: 0, count: old.count * 2)
-        mask = buckets.count - 1
+        buckets = Array(repeating: 0, count: capacity)
+        mask = capacity - 1
         for entry in old where UInt32(truncatingIfNeeded: entry) != 0 {
             var bucket = start(UInt32(truncatingIfNeeded: entry >> 32))
             while buckets[bucket] != 0 { bucket = next(bucket) }
