@@ -14,7 +14,7 @@ import Synchronization
 final class ArchiverCore {
     let table = BPlistTable()
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
-    @exclusivity(unchecked) private var identities = IdentityTable()
+    @exclusivity(unchecked) private var identities: IdentityTable
     /// Class description UIDs by class name.
     @exclusivity(unchecked) private var classUIDs: [String: Int] = [:]
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
@@ -66,15 +66,19 @@ final class ArchiverCore {
     let nullIndex: Int
     private let sizedLikeLastArchive: Bool
 
-    /// The table sizes of the last archive a sized core finished in this process.
-    private static let lastSizes = Mutex(BPlistTable.Sizes())
+    /// The table sizes and the instance count of the last archive a sized core finished in this process.
+    private static let lastSizes = Mutex((table: BPlistTable.Sizes(), instances: 0))
 
     /// A core for a whole archive starts with room for as much as the last archive finished in
     /// this process held (apps archive the same kinds of graphs again and again), so its tables
-    /// rarely grow and copy; room that is not used is never touched. Scratch cores start small.
+    /// rarely grow and copy, and its uniquing and identity indexes are not rebuilt as they fill.
+    /// Table room that is not used is never touched; the indexes are cleared when made. Scratch
+    /// cores start small.
     init(sizedLikeLastArchive: Bool = false) {
         self.sizedLikeLastArchive = sizedLikeLastArchive
-        if sizedLikeLastArchive { table.reserveCapacity(Self.lastSizes.withLock { $0 }) }
+        let last = sizedLikeLastArchive ? Self.lastSizes.withLock { $0 } : (table: BPlistTable.Sizes(), instances: 0)
+        table.reserveCapacity(last.table)
+        identities = IdentityTable(expecting: last.instances)
         table.collectsUIDs = true
         _ = table.reserve()  // index 0: the top dictionary
         nullIndex = table.add(string: ArchiveFormat.null)
@@ -384,11 +388,13 @@ final class ArchiverCore {
     /// The finished archive as `Data` that owns the encoder's buffer (no copy of the bytes).
     func finishData(top: [(String, Int)]) throws(ArchiveError) -> Data {
         try close(top: top)
-        if sizedLikeLastArchive {
-            let sizes = table.sizes
-            Self.lastSizes.withLock { $0 = sizes }
-        }
+        let sizes = sizedLikeLastArchive ? table.sizes : nil
         let (bytes, count) = try table.encodeAllocated()
+        if var sizes {
+            sizes.recordFile(of: count)
+            let instances = identities.count
+            Self.lastSizes.withLock { $0 = (sizes, instances) }
+        }
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }
 

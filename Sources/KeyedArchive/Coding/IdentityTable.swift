@@ -5,17 +5,25 @@
 /// both with one probe sequence and no `Hasher`; the instances themselves are kept alive, in
 /// registration order, so no address is reused while the archive is being written.
 struct IdentityTable {
-    /// Per bucket: the instance's address (0 = empty) and its UID.
-    private var addresses: [UInt]
-    private var uids: [Int]
+    /// An instance's address (0 = empty) and its UID, side by side so a probe reads one cache line.
+    private struct Bucket {
+        var address: UInt
+        var uid: Int
+    }
+
+    private var buckets: [Bucket]
     private var mask: Int
     /// Registered instances, in order.
     private(set) var objects: [AnyObject] = []
 
-    init() {
-        addresses = Array(repeating: 0, count: 64)
-        uids = Array(repeating: 0, count: 64)
-        mask = 63
+    /// A table with room for `expected` instances before it grows (for an archiver that expects
+    /// as many as the last archive held).
+    init(expecting expected: Int = 0) {
+        var capacity = 64
+        while expected * 2 > capacity { capacity *= 2 }
+        buckets = Array(repeating: Bucket(address: 0, uid: 0), count: capacity)
+        mask = capacity - 1
+        objects.reserveCapacity(expected)
     }
 
     var count: Int { objects.count }
@@ -39,9 +47,9 @@ struct IdentityTable {
     private func uid(ofAddress address: UInt) -> Int? {
         var bucket = bucket(of: address)
         while true {
-            let stored = addresses[bucket]
-            if stored == address { return uids[bucket] }
-            if stored == 0 { return nil }
+            let stored = buckets[bucket]
+            if stored.address == address { return stored.uid }
+            if stored.address == 0 { return nil }
             bucket = (bucket + 1) & mask
         }
     }
@@ -50,23 +58,20 @@ struct IdentityTable {
     mutating func insert(_ object: AnyObject, uid: Int) {
         objects.append(object)
         place(UInt(bitPattern: Int(bitPattern: ObjectIdentifier(object))), uid: uid)
-        if objects.count * 2 > addresses.count { grow() }
+        if objects.count * 2 > buckets.count { grow() }
     }
 
     private mutating func place(_ address: UInt, uid: Int) {
         var bucket = bucket(of: address)
-        while addresses[bucket] != 0 { bucket = (bucket + 1) & mask }
-        addresses[bucket] = address
-        uids[bucket] = uid
+        while buckets[bucket].address != 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = Bucket(address: address, uid: uid)
     }
 
     private mutating func grow() {
-        let oldAddresses = addresses
-        let oldUIDs = uids
-        addresses = Array(repeating: 0, count: oldAddresses.count * 2)
-        uids = Array(repeating: 0, count: oldAddresses.count * 2)
-        mask = addresses.count - 1
-        for i in oldAddresses.indices where oldAddresses[i] != 0 { place(oldAddresses[i], uid: oldUIDs[i]) }
+        let old = buckets
+        buckets = Array(repeating: Bucket(address: 0, uid: 0), count: old.count * 2)
+        mask = buckets.count - 1
+        for entry in old where entry.address != 0 { place(entry.address, uid: entry.uid) }
     }
 
     /// Forgets the instances registered from the `count`th on (after a failed top-level encode).
@@ -79,7 +84,7 @@ struct IdentityTable {
             kept.append((address, uid(ofAddress: address)!))
         }
         objects.removeSubrange(count...)
-        for i in addresses.indices { addresses[i] = 0 }
+        for i in buckets.indices { buckets[i] = Bucket(address: 0, uid: 0) }
         for (address, uid) in kept { place(address, uid: uid) }
     }
 }

@@ -95,6 +95,12 @@ package final class BPlistTable {
         var reals = 0
         var dates = 0
         package init() {}
+
+        /// Makes room for a whole file of `size` bytes, which the estimate from the table
+        /// (taken before the UID objects and the offset table are laid out) falls short of.
+        package mutating func recordFile(of size: Int) {
+            bytes = max(bytes, size)
+        }
     }
 
     package var sizes: Sizes {
