@@ -79,8 +79,14 @@ public final class KeyedUnarchiver {
     static func decode<T>(_ type: T.Type, forKey key: String, from data: Data, options: Options = Options()) throws -> T {
         try data.withUnsafeBytes { buffer throws -> T in
             var core = try UnarchiverCore(borrowing: buffer, options: options)
-            // A decoder the decoded type kept (it may hold the core) must not outlive the buffer.
-            defer { if !isKnownUniquelyReferenced(&core) { core.keepBytes() } }
+            // A decoder the decoded type kept (it holds the core) must not outlive the buffer, nor
+            // keep the decoded instances alive through the core.
+            defer {
+                if !isKnownUniquelyReferenced(&core) {
+                    core.keepBytes()
+                    core.forgetInstances()
+                }
+            }
             return try decode(type, forKey: key, from: core)
         }
     }

@@ -135,6 +135,14 @@ final class UnarchiverCore {
         document = document.moved(to: UnsafeRawBufferPointer(rebasing: copy[0..<document.bytes.count]))
     }
 
+    /// Lets go of the class instances decoded so far. A one-shot decode whose decoder was kept
+    /// does this as it returns: an instance that keeps its decoder would otherwise keep itself
+    /// alive through the core's instance table.
+    func forgetInstances() {
+        for uid in registrations { instances[uid] = nil }
+        registrations.removeAll()
+    }
+
     private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> (BPlistDocument.Object, [(String, Int)]) {
         let rootIndex = document.topObject
         let root = try document.object(at: rootIndex)
