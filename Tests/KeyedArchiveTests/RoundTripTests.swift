@@ -920,6 +920,15 @@ struct SpecialisedCollectionTests {
         let wrongElement = try ZooArchive.encode(["1", "2"] as [Any])
         let intError = try #require(ZooArchive.decodeError([Int].self, from: wrongElement))
         #expect(intError.code == .typeMismatch && intError.keyPath == "root[0]", "\(intError)")
+        // The byte offset and the object index name the same object: the string found.
+        let bytes = [UInt8](wrongElement)
+        let trailer = bytes.count - 32
+        let width = Int(bytes[trailer + 6])
+        let table = bytes[(trailer + 24)...].prefix(8).reduce(0) { $0 << 8 | Int($1) }
+        let index = try #require(intError.objectIndex)
+        let start = table + index * width
+        #expect(bytes[start..<(start + width)].reduce(0) { $0 << 8 | Int($1) } == intError.byteOffset)
+        #expect(intError.byteOffset.map { bytes[$0] } == 0x51, "a one-character ASCII string")
         let wrongValue = try ZooArchive.encode(["k": 5] as [String: Any])
         let stringError = try #require(ZooArchive.decodeError([String: String].self, from: wrongValue))
         #expect(stringError.code == .typeMismatch && stringError.keyPath == "root.k", "\(stringError)")

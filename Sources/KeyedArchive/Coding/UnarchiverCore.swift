@@ -457,10 +457,10 @@ final class UnarchiverCore {
         let found: String
         if let object = try? document.object(at: reference) {
             found = Self.describe(object)
-            if object.kind == .uid, case .object(_, let target, _)? = try? self.target(reference) {
+            if object.kind == .uid, case .object(_, let target, let targetIndex)? = try? self.target(reference) {
                 return ArchiveError(
                     .typeMismatch, reason: "expected \(expected), found \(Self.describe(target))",
-                    byteOffset: target.offset, objectIndex: (0..<uidCount).first { objectIndex(ofUID: $0) == reference })
+                    byteOffset: target.offset, objectIndex: targetIndex)
             }
             return ArchiveError(.typeMismatch, reason: "expected \(expected), found \(found)", byteOffset: object.offset, objectIndex: reference)
         }
