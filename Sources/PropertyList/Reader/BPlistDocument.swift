@@ -22,7 +22,7 @@
     public let refSize: Int
     public let offsetTableOffset: Int
     /// The width of an offset-table entry.
-    public let offsetSize: Int
+    @usableFromInline let offsetSize: Int
     /// `64 - 8 * refSize` and `64 - 8 * offsetSize`: what a big-endian 8-byte load is shifted right by.
     @usableFromInline let refShift: Int
     @usableFromInline let offsetShift: Int
@@ -140,8 +140,8 @@
     }
 
     /// A big-endian unsigned integer of `width` (1...8) bytes; the caller has checked the bounds.
-    @inlinable @inline(__always)
-    public static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
+    @inline(__always)
+    package static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64 {
         switch width {
         case 1: return UInt64(bytes[offset])
         case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
@@ -157,13 +157,13 @@
     /// The unsigned big-endian integer of `64 - shift` bits at `offset`, read with one 8-byte
     /// load: the caller has checked that `offset + 8` lies within `bytes`.
     @inlinable @inline(__always)
-    public static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int, shift: Int) -> UInt64 {
+    static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int, shift: Int) -> UInt64 {
         UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &>> UInt64(truncatingIfNeeded: shift)
     }
 
     /// The big-endian integer of `width` (1...8) bytes at `offset` in the object area or the offset table.
     @inlinable @inline(__always)
-    public func word(at offset: Int, width: Int) -> UInt64 {
+    func word(at offset: Int, width: Int) -> UInt64 {
         Self.word(bytes, at: offset, shift: 64 &- 8 &* width)
     }
 
