@@ -88,6 +88,7 @@ final class ArchiverCore {
 
     deinit {
         fields.free()
+        identities.free()
     }
 
     /// Archives `type` under `name`; class descriptions already made keep the name they had.

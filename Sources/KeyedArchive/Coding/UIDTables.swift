@@ -115,25 +115,38 @@ struct InstanceColumn {
     }
 }
 
-/// A map from non-negative integers (bplist object indexes, UIDs) to `Int32`, by open addressing,
-/// for what an archive has few of: key objects, class descriptions. It grows with what is
-/// stored in it, never with the size of the archive.
+/// A map from non-negative integers (bplist object indexes, UIDs, instance addresses) to `Int32`,
+/// by open addressing: linear probing from the top bits of the key's Fibonacci hash, each key
+/// beside its value so a probe reads one cache line. It grows with what is stored in it, never
+/// with the size of an archive. The owner calls ``free()`` once.
 struct IndexMap {
-    /// Keys, or -1 for an empty slot; `values` alongside.
-    private var keys: UnsafeMutablePointer<Int>
-    private var values: UnsafeMutablePointer<Int32>
-    /// `64 - log2(capacity)`: a key's slot is the top bits of its Fibonacci hash.
-    private var shift: UInt64
+    private struct Bucket {
+        /// -1 for an empty bucket.
+        var key: Int
+        var value: Int32
+    }
+
+    private var buckets: UnsafeMutablePointer<Bucket>
     private var capacity: Int
+    /// `64 - log2(capacity)`.
+    private var shift: UInt64
     private(set) var count = 0
 
-    init() {
+    /// A map with room for `expected` keys before it grows.
+    init(expecting expected: Int = 0) {
         capacity = 16
         shift = 60
-        keys = .allocate(capacity: capacity)
-        keys.initialize(repeating: -1, count: capacity)
-        values = .allocate(capacity: capacity)
-        values.initialize(repeating: 0, count: capacity)
+        while expected * 2 > capacity {
+            capacity *= 2
+            shift -= 1
+        }
+        buckets = Self.emptyBuckets(capacity)
+    }
+
+    private static func emptyBuckets(_ capacity: Int) -> UnsafeMutablePointer<Bucket> {
+        let buckets = UnsafeMutablePointer<Bucket>.allocate(capacity: capacity)
+        buckets.initialize(repeating: Bucket(key: -1, value: 0), count: capacity)
+        return buckets
     }
 
     @inline(__always)
@@ -146,9 +159,9 @@ struct IndexMap {
     func value(for key: Int) -> Int32? {
         var slot = home(key)
         while true {
-            let found = keys[slot]
-            if found == key { return values[slot] }
-            if found < 0 { return nil }
+            let found = buckets[slot]
+            if found.key == key { return found.value }
+            if found.key < 0 { return nil }
             slot = (slot + 1) & (capacity - 1)
         }
     }
@@ -158,29 +171,29 @@ struct IndexMap {
         precondition(key >= 0, "IndexMap keys are non-negative")
         if (count + 1) * 2 > capacity { grow() }
         var slot = home(key)
-        while keys[slot] >= 0, keys[slot] != key { slot = (slot + 1) & (capacity - 1) }
-        if keys[slot] < 0 { count += 1 }
-        keys[slot] = key
-        values[slot] = value
+        while buckets[slot].key >= 0, buckets[slot].key != key { slot = (slot + 1) & (capacity - 1) }
+        if buckets[slot].key < 0 { count += 1 }
+        buckets[slot] = Bucket(key: key, value: value)
     }
 
     private mutating func grow() {
-        let (oldKeys, oldValues, oldCapacity) = (keys, values, capacity)
+        let (old, oldCapacity) = (buckets, capacity)
         capacity *= 2
         shift -= 1
-        keys = .allocate(capacity: capacity)
-        keys.initialize(repeating: -1, count: capacity)
-        values = .allocate(capacity: capacity)
-        values.initialize(repeating: 0, count: capacity)
+        buckets = Self.emptyBuckets(capacity)
         count = 0
-        for i in 0..<oldCapacity where oldKeys[i] >= 0 { set(oldValues[i], for: oldKeys[i]) }
-        oldKeys.deallocate()
-        oldValues.deallocate()
+        for i in 0..<oldCapacity where old[i].key >= 0 { set(old[i].value, for: old[i].key) }
+        old.deallocate()
+    }
+
+    /// Forgets every key, keeping the capacity.
+    mutating func removeAll() {
+        buckets.update(repeating: Bucket(key: -1, value: 0), count: capacity)
+        count = 0
     }
 
     func free() {
-        keys.deallocate()
-        values.deallocate()
+        buckets.deallocate()
     }
 }
 
