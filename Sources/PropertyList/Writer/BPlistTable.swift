@@ -215,16 +215,27 @@ package final class BPlistTable {
     }
 
     package func add(string value: String) -> Int {
-        // Native and small strings lend their UTF-8 in place; others are made contiguous first.
-        if let index = value.utf8.withContiguousStorageIfAvailable({ add(utf8: $0) }) { return index }
-        var value = value
-        return value.withUTF8 { add(utf8: $0) }
+        withUnsafePointer(to: value) { add(stringAt: $0) }
     }
 
     /// ``add(string:)`` for a string read where it lies (no copy of the string is made).
+    ///
+    /// Room for the encoding is made first; the string is then only read while its bytes are
+    /// encoded, a step that cannot release an object, so the string needs no retain of its own
+    /// (for a large archive, a retain and a release are two atomic writes to a cold line).
     package func add(stringAt pointer: UnsafePointer<String>) -> Int {
-        if let index = pointer.pointee.utf8.withContiguousStorageIfAvailable({ add(utf8: $0) }) { return index }
-        return add(string: pointer.pointee)
+        // UTF-16 takes at most two bytes per UTF-8 byte.
+        arena.reserve(arena.count + 10 + 2 * pointer.pointee.utf8.count)
+        let at = arena.base.unsafelyUnwrapped + arena.count
+        let length = pointer.pointee.utf8.withContiguousStorageIfAvailable { utf8 in
+            var out = BPlistOutput(base: at)
+            out.appendString(utf8)
+            return out.position
+        }
+        if let length { return keepEncoded(at: at, length: length) }
+        // Not contiguous (a bridged string): made contiguous in a copy first.
+        var copy = pointer.pointee
+        return copy.withUTF8 { add(utf8: $0) }
     }
 
     @inline(__always)
@@ -253,11 +264,19 @@ package final class BPlistTable {
         let at = arena.base.unsafelyUnwrapped + start
         var out = BPlistOutput(base: at)
         write(&out)
-        let bytes = UnsafeRawBufferPointer(start: at, count: out.position)
+        return keepEncoded(at: at, length: out.position)
+    }
+
+    /// Keeps the string or data object encoded at the arena's end (`at`, `length` bytes, not yet
+    /// committed) as a new object, or takes it back in favour of an equal one already in the table.
+    @inline(__always)
+    private func keepEncoded(at: UnsafeMutablePointer<UInt8>, length: Int) -> Int {
+        let bytes = UnsafeRawBufferPointer(start: at, count: length)
         let candidate = count
         let index = encoded.index(of: bytes, candidate: candidate) { self.scalarBytes(at: $0) }
         if index == candidate {
-            arena.commit(out.position)
+            let start = arena.count
+            arena.commit(length)
             _ = appendObject(start: start, kind: Kind.scalar)
         }
         return index
