@@ -19,6 +19,9 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         let keyID: Int32
         let offset: Int
         let coder: TypeCoder
+        /// `coder` without ownership, for the hot loops: calling through it costs no reference
+        /// count (the layout's `coder` keeps it alive for as long as the layout lives).
+        let unownedCoder: Unmanaged<TypeCoder>
         let isVar: Bool
         /// How the field is written: the commonest scalar types straight into the table, the rest by `coder`.
         let kind: Kind
@@ -120,7 +123,8 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
             fields.append(
                 Field(
                     storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
-                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder, isVar: info.isVar,
+                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder,
+                    unownedCoder: Unmanaged.passUnretained(coder), isVar: info.isVar,
                     kind: Kind(info.type, isStrong: info.isStrong)))
         }
         return FieldLayout(

@@ -8,6 +8,9 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     private let isClass = A.self is AnyClass
     /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 = not yet).
     private let published = Atomic<UInt>(0)
+    /// The built layout itself, unretained (its box is never freed once published; 0 = not built
+    /// or failed): what the hot paths use, so handing the layout to each value costs no reference count.
+    private let builtLayout = Atomic<UInt>(0)
 
     private final class LayoutBox: Sendable {
         let result: Result<FieldLayout, ArchiveError>
@@ -27,9 +30,24 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         }
         let new = UInt(bitPattern: Unmanaged.passRetained(LayoutBox(built)).toOpaque())
         let (exchanged, winner) = published.compareExchange(expected: 0, desired: new, ordering: .acquiringAndReleasing)
-        if exchanged { return try built.get() }
+        if exchanged {
+            if case .success(let layout) = built {
+                builtLayout.store(UInt(bitPattern: Unmanaged.passUnretained(layout).toOpaque()), ordering: .releasing)
+            }
+            return try built.get()
+        }
         Unmanaged<LayoutBox>.fromOpaque(UnsafeRawPointer(bitPattern: new)!).release()
         return try Self.box(winner).result.get()
+    }
+
+    /// Runs `body` with the layout, borrowed without a reference count once it is built.
+    @inline(__always)
+    private func withLayout<R>(_ body: (FieldLayout) throws -> R) throws -> R {
+        let bits = builtLayout.load(ordering: .acquiring)
+        if bits != 0 {
+            return try Unmanaged<FieldLayout>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        }
+        return try body(try layout())
     }
 
     private static func box(_ bits: UInt) -> LayoutBox {
@@ -37,22 +55,23 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     override func encode(_ value: A, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let layout = try layout()
-        if isClass {
-            let object = unsafeBitCast(value, to: AnyObject.self)
-            return try archiver.encodeObject(value, allowsCycles: true) { _ in
-                try encodeFields(layout, UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), archiver)
-            } classUID: {
-                archiver.classUID(of: layout, type: A.self)
+        try withLayout { layout in
+            if isClass {
+                let object = unsafeBitCast(value, to: AnyObject.self)
+                return try archiver.encodeObject(value, allowsCycles: true) { _ in
+                    try encodeFields(layout, UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), archiver)
+                } classUID: {
+                    archiver.classUID(of: layout, type: A.self)
+                }
             }
+            return try withUnsafePointer(to: value) { try encodeValue(at: UnsafeRawPointer($0), layout, archiver) }
         }
-        return try withUnsafePointer(to: value) { try encodeValue(at: UnsafeRawPointer($0), layout, archiver) }
     }
 
     /// A struct field is written from where it lies, without copying the struct out first.
     override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
         if isClass { return try encode(pointer.assumingMemoryBound(to: A.self).pointee, inline: true, archiver) }
-        return try encodeValue(at: pointer, try layout(), archiver)
+        return try withLayout { try encodeValue(at: pointer, $0, archiver) }
     }
 
     override func encodeElement(at pointer: UnsafePointer<A>, _ archiver: ArchiverCore) throws -> Int {
@@ -80,8 +99,9 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 case .bool: reference = archiver.table.add(bool: at.load(as: Bool.self))
                 case .string: reference = archiver.string(at: at.assumingMemoryBound(to: String.self))
                 case .other:
-                    let coder = fields[i].coder
-                    reference = try withKeyPath(fields[i].key) { try coder.encodeField(at: at, archiver) }
+                    reference = try fields[i].unownedCoder._withUnsafeGuaranteedRef { coder in
+                        try withKeyPath(fields[i].key) { try coder.encodeField(at: at, archiver) }
+                    }
                 }
                 archiver.appendField(archiver.layoutKey(keyStart + i), value: reference)
             }
@@ -89,8 +109,11 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> A {
-        let layout = try layout()
-        return try unarchiver.decodeObject(reference, as: A.self, ownName: name, registersEarly: true) { dict, register in
+        try withLayout { try decode(reference, $0, unarchiver) }
+    }
+
+    private func decode(_ reference: Int, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) throws -> A {
+        try unarchiver.decodeObject(reference, as: A.self, ownName: name, registersEarly: true) { dict, register in
             if let field = layout.letField {
                 throw ArchiveError(
                     .letField,
@@ -126,7 +149,8 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                     case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
                     case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
                     case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
-                    case .other: try fields[i].coder.decodeField(reference, at: at, unarchiver)
+                    case .other:
+                        try fields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.decodeField(reference, at: at, unarchiver) }
                     }
                 }
             }
