@@ -127,10 +127,10 @@ package final class BPlistTable {
         arena.reserve(min(sizes.bytes, cap))
         list.reserve(min(sizes.list, cap))
         uidBits.reserve(min(sizes.list, cap) / 64 + 1)
-        encoded.reserve(min(sizes.encoded, cap))
-        ints.reserve(min(sizes.ints, cap))
-        reals.reserve(min(sizes.reals, cap))
-        dates.reserve(min(sizes.dates, cap))
+        encoded.reserve(min(sizes.encoded, cap)) { self.scalarBytes(at: $0) }
+        ints.reserve(min(sizes.ints, cap)) { self.scalarWord(at: $0) }
+        reals.reserve(min(sizes.reals, cap)) { self.scalarWord(at: $0) }
+        dates.reserve(min(sizes.dates, cap)) { self.scalarWord(at: $0) }
     }
 
     // MARK: Scalars

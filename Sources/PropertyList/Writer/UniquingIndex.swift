@@ -16,14 +16,21 @@ import Darwin
 /// touching the bytes, and compares bytes only on a full hash match. Equal encodings are equal
 /// values: the encoding is exact (no normalisation) and its marker tells strings from data.
 struct EncodedIndex {
-    /// Per bucket: the object's table index and 32 bits of its hash.
+    /// Per bucket: the object's table index and some bits of its hash.
     private var buckets = OpenBuckets(capacity: 64)
 
     /// Objects recorded.
     var count: Int { buckets.count }
 
     /// Room for `count` objects in all without growing.
-    mutating func reserve(_ count: Int) { buckets.reserve(count) }
+    mutating func reserve(_ count: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) {
+        buckets.reserve(count) { Self.tag(bytesAt($0)) }
+    }
+
+    @inline(__always)
+    private static func tag(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: hash(bytes) >> 32)
+    }
 
     private static let seed: UInt64 = {
         var hasher = Hasher()
@@ -35,10 +42,11 @@ struct EncodedIndex {
     /// none. `bytesAt` gives the encoded bytes of the object at a table index.
     @inline(__always)
     mutating func index(of bytes: UnsafeRawBufferPointer, candidate: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) -> Int {
-        let tag = UInt32(truncatingIfNeeded: Self.hash(bytes) >> 32)
+        let tag = Self.tag(bytes)
         var bucket = buckets.start(tag)
+        let check = buckets.check(tag)
         while let (index, stored) = buckets.entry(bucket) {
-            if stored == tag {
+            if stored == check {
                 let candidateBytes = bytesAt(index)
                 if candidateBytes.count == bytes.count && memcmp(candidateBytes.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
                     return index
@@ -46,7 +54,7 @@ struct EncodedIndex {
             }
             bucket = buckets.next(bucket)
         }
-        buckets.fill(bucket, slot: candidate, tag: tag)
+        buckets.fill(bucket, slot: candidate, tag: tag) { Self.tag(bytesAt($0)) }
         return candidate
     }
 
@@ -83,14 +91,16 @@ struct EncodedIndex {
 /// A bucket keeps 32 bits of the mix, not the value: on a match the value is read back from the
 /// table (`valueAt`), so the index takes half the memory of one that stores values.
 struct WordIndex {
-    /// Per bucket: the value's table index and 32 bits of its mix.
+    /// Per bucket: the value's table index and some bits of its mix.
     private var buckets = OpenBuckets(capacity: 32)
 
     /// Values recorded.
     var count: Int { buckets.count }
 
     /// Room for `count` values in all without growing.
-    mutating func reserve(_ count: Int) { buckets.reserve(count) }
+    mutating func reserve(_ count: Int, valueAt: (Int) -> UInt64) {
+        buckets.reserve(count) { Self.tag(valueAt($0)) }
+    }
 
     private static let seed: UInt64 = {
         var hasher = Hasher()
@@ -113,31 +123,41 @@ struct WordIndex {
     mutating func index(of key: UInt64, candidate: Int, valueAt: (Int) -> UInt64) -> Int {
         let tag = Self.tag(key)
         var bucket = buckets.start(tag)
+        let check = buckets.check(tag)
         while let (index, stored) = buckets.entry(bucket) {
-            if stored == tag, valueAt(index) == key { return index }
+            if stored == check, valueAt(index) == key { return index }
             bucket = buckets.next(bucket)
         }
-        buckets.fill(bucket, slot: candidate, tag: tag)
+        buckets.fill(bucket, slot: candidate, tag: tag) { Self.tag(valueAt($0)) }
         return candidate
     }
 }
 
-/// The buckets of the uniquing indexes: linear probing over a power-of-two table of 8-byte
-/// buckets, each a table index and 32 bits of the entry's hash (which also chooses where its
-/// probe starts, so the table grows without going back to the entries).
+/// The buckets of the uniquing indexes: linear probing over a power-of-two table of 4-byte
+/// buckets, each a table index and as many bits of the entry's 32-bit hash as the index leaves
+/// room for (8 while tables stay below 2^24 objects). The low bits of the hash choose where an
+/// entry's probe starts; the stored bits are its high ones, which skip almost every mismatch
+/// without reading the entry back.
+///
+/// Four bytes a bucket keep the indexes of a large archive half the size they would be with the
+/// whole hash stored, so more of them stay in cache while the archive streams past. The price is
+/// that the hash is not all kept: growing the table, or widening the index part, asks the owner
+/// for the hash of each entry again (`tagOf`, from the table index).
 struct OpenBuckets {
-    /// Per bucket: the hash bits above, the table index + 1 below (0 for empty; tables stay
-    /// below 2^31 objects).
-    private var buckets: [UInt64]
+    /// Per bucket: the table index + 1 above the low `tagBits` bits, the hash's top bits below
+    /// (0 for empty).
+    private var buckets: [UInt32]
     private(set) var count = 0
     private var mask: Int
+    /// How many bits of each entry's hash a bucket keeps (from 8 down to 1 as indexes grow).
+    private var tagBits: UInt32 = 8
 
     init(capacity: Int) {
         buckets = Array(repeating: 0, count: capacity)
         mask = capacity - 1
     }
 
-    /// Where the probe for an entry with hash bits `tag` starts.
+    /// Where the probe for an entry with hash `tag` starts.
     @inline(__always)
     func start(_ tag: UInt32) -> Int {
         Int(tag) & mask
@@ -148,41 +168,67 @@ struct OpenBuckets {
         (bucket + 1) & mask
     }
 
-    /// The table index and hash bits in `bucket`, or nil when it is empty.
+    /// The bits of hash `tag` a bucket keeps, to compare with ``entry(_:)``'s.
+    @inline(__always)
+    func check(_ tag: UInt32) -> UInt32 {
+        tag >> (32 - tagBits)
+    }
+
+    /// The table index and kept hash bits in `bucket`, or nil when it is empty.
     @inline(__always)
     func entry(_ bucket: Int) -> (index: Int, tag: UInt32)? {
         let entry = buckets[bucket]
-        let slot = UInt32(truncatingIfNeeded: entry)
-        return slot == 0 ? nil : (Int(slot) - 1, UInt32(truncatingIfNeeded: entry >> 32))
+        return entry == 0 ? nil : (Int(entry >> tagBits) - 1, entry & ((1 << tagBits) - 1))
     }
 
-    /// Fills the empty `bucket`, then grows the table at three quarters full.
+    /// Fills the empty `bucket` with the entry for table index `slot` and hash `tag`, growing the
+    /// table first if that would make it more than three quarters full. `tagOf` gives the hash of
+    /// a recorded entry from its table index (the new entry is not asked for: it may not exist yet).
     @inline(__always)
-    mutating func fill(_ bucket: Int, slot: Int, tag: UInt32) {
-        buckets[bucket] = UInt64(tag) << 32 | UInt64(UInt32(truncatingIfNeeded: slot + 1))
+    mutating func fill(_ bucket: Int, slot: Int, tag: UInt32, tagOf: (Int) -> UInt32) {
+        var bucket = bucket
+        if (count + 1) * 4 > buckets.count * 3 || slot + 1 >= 1 << (32 - tagBits) {
+            bucket = makeRoom(for: slot, tag: tag, tagOf: tagOf)
+        }
+        buckets[bucket] = UInt32(truncatingIfNeeded: slot + 1) << tagBits | check(tag)
         count += 1
-        if count * 4 > buckets.count * 3 { grow() }
+    }
+
+    /// Grows the table, or keeps fewer hash bits per bucket until table index `slot` fits beside
+    /// them; returns the empty bucket for the entry with hash `tag` in the rebuilt table.
+    private mutating func makeRoom(for slot: Int, tag: UInt32, tagOf: (Int) -> UInt32) -> Int {
+        var capacity = buckets.count
+        while (count + 1) * 4 > capacity * 3 { capacity *= 2 }
+        var bits = tagBits
+        while slot + 1 >= 1 << (32 - bits) {
+            precondition(bits > 1, "a uniquing index cannot record table index \(slot)")
+            bits -= 1
+        }
+        rebuild(capacity: capacity, tagBits: bits, tagOf: tagOf)
+        var bucket = start(tag)
+        while buckets[bucket] != 0 { bucket = next(bucket) }
+        return bucket
     }
 
     /// Room for `entries` in all without growing (the table stays at most three quarters full).
-    mutating func reserve(_ entries: Int) {
+    mutating func reserve(_ entries: Int, tagOf: (Int) -> UInt32) {
         var capacity = buckets.count
         while entries * 4 > capacity * 3 { capacity *= 2 }
-        if capacity > buckets.count { rebuild(capacity: capacity) }
+        if capacity > buckets.count { rebuild(capacity: capacity, tagBits: tagBits, tagOf: tagOf) }
     }
 
-    private mutating func grow() {
-        rebuild(capacity: buckets.count * 2)
-    }
-
-    private mutating func rebuild(capacity: Int) {
+    private mutating func rebuild(capacity: Int, tagBits newBits: UInt32, tagOf: (Int) -> UInt32) {
         let old = buckets
+        let oldBits = tagBits
         buckets = Array(repeating: 0, count: capacity)
         mask = capacity - 1
-        for entry in old where UInt32(truncatingIfNeeded: entry) != 0 {
-            var bucket = start(UInt32(truncatingIfNeeded: entry >> 32))
+        tagBits = newBits
+        for entry in old where entry != 0 {
+            let slot = Int(entry >> oldBits) - 1
+            let tag = tagOf(slot)
+            var bucket = start(tag)
             while buckets[bucket] != 0 { bucket = next(bucket) }
-            buckets[bucket] = entry
+            buckets[bucket] = UInt32(truncatingIfNeeded: slot + 1) << tagBits | check(tag)
         }
     }
 }
