@@ -90,15 +90,23 @@ struct EncodedIndex {
 ///
 /// A bucket keeps 32 bits of the mix, not the value: on a match the value is read back from the
 /// table (`valueAt`), so the index takes half the memory of one that stores values.
-struct WordIndex {
+package struct WordIndex {
     /// Per bucket: the value's table index and some bits of its mix.
     private var buckets = OpenBuckets(capacity: 32)
 
+    init() {}
+
+    /// An index whose buckets start with room for table indexes below 2^(32 - `tagBits`) only, so
+    /// tests can watch it keep fewer hash bits as indexes grow without adding 2^24 objects.
+    package init(tagBits: UInt32) {
+        buckets = OpenBuckets(capacity: 32, tagBits: tagBits)
+    }
+
     /// Values recorded.
-    var count: Int { buckets.count }
+    package var count: Int { buckets.count }
 
     /// Room for `count` values in all without growing.
-    mutating func reserve(_ count: Int, valueAt: (Int) -> UInt64) {
+    package mutating func reserve(_ count: Int, valueAt: (Int) -> UInt64) {
         buckets.reserve(count) { Self.tag(valueAt($0)) }
     }
 
@@ -120,7 +128,7 @@ struct WordIndex {
     /// The table index recorded for `key`, or `candidate` (now recorded) if there is none.
     /// `valueAt` gives the value of the object at a table index.
     @inline(__always)
-    mutating func index(of key: UInt64, candidate: Int, valueAt: (Int) -> UInt64) -> Int {
+    package mutating func index(of key: UInt64, candidate: Int, valueAt: (Int) -> UInt64) -> Int {
         let tag = Self.tag(key)
         var bucket = buckets.start(tag)
         let check = buckets.check(tag)
@@ -152,9 +160,11 @@ struct OpenBuckets {
     /// How many bits of each entry's hash a bucket keeps (from 8 down to 1 as indexes grow).
     private var tagBits: UInt32 = 8
 
-    init(capacity: Int) {
+    init(capacity: Int, tagBits: UInt32 = 8) {
+        precondition(tagBits >= 1 && tagBits <= 31, "a bucket keeps 1 to 31 bits of hash")
         buckets = Array(repeating: 0, count: capacity)
         mask = capacity - 1
+        self.tagBits = tagBits
     }
 
     /// Where the probe for an entry with hash `tag` starts.
