@@ -106,9 +106,19 @@ struct InstanceColumn {
         }
     }
 
-    func free() {
+    /// Lets go of the instances at `registered` (every UID whose slot is set) and frees the column.
+    func free(registered: [Int]) {
         if let base = slot[0] {
-            base.deinitialize(count: count)
+            var start = 0
+            while start < registered.count {
+                let end = min(start + touchRun, registered.count)
+                var sum: UInt = 0
+                for i in start..<end { sum &+= instanceHeaderWord(UnsafeRawPointer(base + registered[i])) }
+                keepTouched(sum)
+                for i in start..<end { base[registered[i]] = nil }
+                start = end
+            }
+            // Every other slot holds nil, which owns nothing.
             base.deallocate()
         }
         slot.free()

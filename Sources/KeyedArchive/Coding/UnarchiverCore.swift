@@ -119,7 +119,7 @@ final class UnarchiverCore {
 
     deinit {
         storage?.deallocate()
-        instances.free()
+        instances.free(registered: registrations)
         inProgress.free()
         classSlots.free()
         keyIDs.free()
