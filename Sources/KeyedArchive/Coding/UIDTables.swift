@@ -146,7 +146,7 @@ struct IndexMap {
     init(expecting expected: Int = 0) {
         capacity = 16
         shift = 60
-        while expected * 2 > capacity {
+        while Self.isCrowded(expected, capacity) {
             capacity *= 2
             shift -= 1
         }
@@ -157,6 +157,14 @@ struct IndexMap {
         let buckets = UnsafeMutablePointer<Bucket>.allocate(capacity: capacity)
         buckets.initialize(repeating: Bucket(key: -1, value: 0), count: capacity)
         return buckets
+    }
+
+    /// Whether `keys` would fill more than three quarters of `capacity` buckets: beyond that,
+    /// linear probing runs get long; below it, a large map (the archiver's identities) stays
+    /// small enough to keep more of it in cache.
+    @inline(__always)
+    private static func isCrowded(_ keys: Int, _ capacity: Int) -> Bool {
+        keys * 4 > capacity * 3
     }
 
     @inline(__always)
@@ -179,7 +187,7 @@ struct IndexMap {
     /// Stores `value` for `key` (≥ 0), replacing any value it had.
     mutating func set(_ value: Int32, for key: Int) {
         precondition(key >= 0, "IndexMap keys are non-negative")
-        if (count + 1) * 2 > capacity { grow() }
+        if Self.isCrowded(count + 1, capacity) { grow() }
         var slot = home(key)
         while buckets[slot].key >= 0, buckets[slot].key != key { slot = (slot + 1) & (capacity - 1) }
         if buckets[slot].key < 0 { count += 1 }
