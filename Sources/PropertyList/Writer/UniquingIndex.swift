@@ -12,8 +12,8 @@ import Darwin
 /// Strings are the most common objects in an archive and most are short; `Hasher`'s SipHash
 /// costs more than the rest of adding such a string. This index hashes eight bytes per step with
 /// multiply-mix rounds keyed by a per-process random seed (so crafted strings cannot be aimed at
-/// one bucket across processes), keeps each entry's hash to skip most mismatches without
-/// touching the bytes, and compares bytes only on a full hash match. Equal encodings are equal
+/// one bucket across processes), keeps some bits of each entry's hash to skip almost every
+/// mismatch without touching the bytes, and compares bytes only when those bits match. Equal encodings are equal
 /// values: the encoding is exact (no normalisation) and its marker tells strings from data.
 struct EncodedIndex {
     /// Per bucket: the object's table index and some bits of its hash.
@@ -88,8 +88,8 @@ struct EncodedIndex {
 /// The writer's uniquing index for 64-bit values (integers, and the bit patterns of reals and
 /// dates): open addressing over a seeded multiply-mix of the value, instead of `Hasher`.
 ///
-/// A bucket keeps 32 bits of the mix, not the value: on a match the value is read back from the
-/// table (`valueAt`), so the index takes half the memory of one that stores values.
+/// A bucket keeps some bits of the mix, not the value: on a match the value is read back from
+/// the table (`valueAt`), so the index takes a quarter of the memory of one that stores values.
 package struct WordIndex {
     /// Per bucket: the value's table index and some bits of its mix.
     private var buckets = OpenBuckets(capacity: 32)
@@ -197,7 +197,7 @@ struct OpenBuckets {
     @inline(__always)
     mutating func fill(_ bucket: Int, slot: Int, tag: UInt32, tagOf: (Int) -> UInt32) {
         var bucket = bucket
-        if (count + 1) * 4 > buckets.count * 3 || slot + 1 >= 1 << (32 - tagBits) {
+        if !Self.fits(count + 1, in: buckets.count) || slot + 1 >= 1 << (32 - tagBits) {
             bucket = makeRoom(for: slot, tag: tag, tagOf: tagOf)
         }
         buckets[bucket] = UInt32(truncatingIfNeeded: slot + 1) << tagBits | check(tag)
@@ -207,24 +207,40 @@ struct OpenBuckets {
     /// Grows the table, or keeps fewer hash bits per bucket until table index `slot` fits beside
     /// them; returns the empty bucket for the entry with hash `tag` in the rebuilt table.
     private mutating func makeRoom(for slot: Int, tag: UInt32, tagOf: (Int) -> UInt32) -> Int {
-        var capacity = buckets.count
-        while (count + 1) * 4 > capacity * 3 { capacity *= 2 }
         var bits = tagBits
         while slot + 1 >= 1 << (32 - bits) {
             precondition(bits > 1, "a uniquing index cannot record table index \(slot)")
             bits -= 1
         }
-        rebuild(capacity: capacity, tagBits: bits, tagOf: tagOf)
-        var bucket = start(tag)
-        while buckets[bucket] != 0 { bucket = next(bucket) }
-        return bucket
+        rebuild(capacity: Self.capacity(holding: count + 1, from: buckets.count), tagBits: bits, tagOf: tagOf)
+        return emptyBucket(for: tag)
     }
 
     /// Room for `entries` in all without growing (the table stays at most three quarters full).
     mutating func reserve(_ entries: Int, tagOf: (Int) -> UInt32) {
-        var capacity = buckets.count
-        while entries * 4 > capacity * 3 { capacity *= 2 }
+        let capacity = Self.capacity(holding: entries, from: buckets.count)
         if capacity > buckets.count { rebuild(capacity: capacity, tagBits: tagBits, tagOf: tagOf) }
+    }
+
+    /// The smallest capacity, `from` doubled as often as needed, that holds `entries` at most
+    /// three quarters full.
+    private static func capacity(holding entries: Int, from capacity: Int) -> Int {
+        var capacity = capacity
+        while !fits(entries, in: capacity) { capacity *= 2 }
+        return capacity
+    }
+
+    /// Whether `entries` leave `capacity` buckets at most three quarters full.
+    @inline(__always)
+    private static func fits(_ entries: Int, in capacity: Int) -> Bool {
+        entries * 4 <= capacity * 3
+    }
+
+    /// The first empty bucket of the probe for an entry with hash `tag`.
+    private func emptyBucket(for tag: UInt32) -> Int {
+        var bucket = start(tag)
+        while buckets[bucket] != 0 { bucket = next(bucket) }
+        return bucket
     }
 
     private mutating func rebuild(capacity: Int, tagBits newBits: UInt32, tagOf: (Int) -> UInt32) {
@@ -236,9 +252,7 @@ struct OpenBuckets {
         for entry in old where entry != 0 {
             let slot = Int(entry >> oldBits) - 1
             let tag = tagOf(slot)
-            var bucket = start(tag)
-            while buckets[bucket] != 0 { bucket = next(bucket) }
-            buckets[bucket] = UInt32(truncatingIfNeeded: slot + 1) << tagBits | check(tag)
+            buckets[emptyBucket(for: tag)] = UInt32(truncatingIfNeeded: slot + 1) << tagBits | check(tag)
         }
     }
 }
