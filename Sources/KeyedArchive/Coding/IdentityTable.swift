@@ -49,42 +49,37 @@ struct IdentityTable {
         uids.free()
         while !objects.isEmpty {
             let run = min(objects.count, touchRun)
-            objects.withUnsafeBufferPointer { touchInstances(UnsafeRawPointer($0.baseAddress! + ($0.count - run)), count: run) }
+            objects.withUnsafeBufferPointer { buffer in
+                let first = UnsafeRawPointer(buffer.baseAddress! + (buffer.count - run))
+                touchInstances(count: run) { first + $0 * MemoryLayout<AnyObject>.stride }
+            }
             objects.removeLast(run)
         }
     }
 }
 
-/// Reads the header of each of `count` object references stored from `references` on (plain
-/// `AnyObject` or `AnyObject?` slots), so that releasing them next finds them in cache.
+/// How many instances are touched, then released, at a time: their lines fit in cache together.
+let touchRun = 4096
+
+/// Reads the header of each of `count` instances, the `i`th referenced from the `AnyObject` or
+/// `AnyObject?` slot at `slot(i)` (nil slots are skipped), so that releasing them next finds
+/// them in cache.
 ///
 /// A release is an atomic write, which waits for its cache line before anything after it can
 /// go on: releasing the instances of a large archive one after another, long after they were
 /// last used, would wait for memory once per instance. Plain loads of the same lines do not
 /// wait for each other, so this pass brings them in at the memory's pace instead. Nothing is
 /// retained or released here.
-func touchInstances(_ references: UnsafeRawPointer?, count: Int) {
-    guard let references else { return }
+@inline(__always)
+func touchInstances(count: Int, slot: (Int) -> UnsafeRawPointer) {
     var sum: UInt = 0
-    for i in 0..<count { sum &+= instanceHeaderWord(references + i * MemoryLayout<UnsafeRawPointer>.stride) }
-    keepTouched(sum)
-}
-
-/// The reference-count word of the object whose reference is stored at `slot` (0 for nil).
-@inline(__always)
-func instanceHeaderWord(_ slot: UnsafeRawPointer) -> UInt {
-    guard let object = slot.load(as: UnsafeRawPointer?.self) else { return 0 }
-    return object.load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.stride, as: UInt.self)
-}
-
-/// Keeps what a touching pass read, so its loads are not optimised away.
-@inline(__always)
-func keepTouched(_ sum: UInt) {
+    for i in 0..<count {
+        if let object = slot(i).load(as: UnsafeRawPointer?.self) {
+            sum &+= object.load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.stride, as: UInt.self)
+        }
+    }
+    // Stored where nothing reads it, so the loads are not optimised away.
     touchedSum.store(sum, ordering: .relaxed)
 }
 
-/// How many instances are touched, then released, at a time: their lines fit in cache together.
-let touchRun = 4096
-
-/// Where ``touchInstances(_:count:)`` leaves what it read, so its loads are not optimised away.
 private let touchedSum = Atomic<UInt>(0)

@@ -112,9 +112,7 @@ struct InstanceColumn {
             var start = 0
             while start < registered.count {
                 let end = min(start + touchRun, registered.count)
-                var sum: UInt = 0
-                for i in start..<end { sum &+= instanceHeaderWord(UnsafeRawPointer(base + registered[i])) }
-                keepTouched(sum)
+                touchInstances(count: end - start) { UnsafeRawPointer(base + registered[start + $0]) }
                 for i in start..<end { base[registered[i]] = nil }
                 start = end
             }
