@@ -19,7 +19,9 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
 
     override var className: String? { name }
 
-    func layout() throws -> FieldLayout {
+    /// The layout, built (or its failure found) on the first call; ``withLayout(_:)`` is the
+    /// path the coders take once it is built.
+    private func layout() throws -> FieldLayout {
         let bits = published.load(ordering: .acquiring)
         if bits != 0 { return try Self.box(bits).result.get() }
         let built: Result<FieldLayout, ArchiveError>
