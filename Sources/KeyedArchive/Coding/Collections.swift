@@ -69,18 +69,17 @@ private func bytesPrecede(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPoin
 /// Sorts `entries` by key with `precedes`: an insertion sort for the few entries most archived
 /// dictionaries hold (no closure context, no scratch buffer), the standard sort beyond that.
 @inline(__always)
-func sortEntries<Key, Value>(_ entries: inout [(key: Key, value: Value)], by precedes: (Key, Key) -> Bool) {
-    entries.withUnsafeMutableBufferPointer { buffer in
-        guard buffer.count <= 16 else {
-            buffer.sort { precedes($0.key, $1.key) }
-            return
-        }
-        for i in buffer.indices.dropFirst() {
-            var j = i
-            while j > 0, precedes(buffer[j].key, buffer[j - 1].key) {
-                buffer.swapAt(j, j - 1)
-                j -= 1
-            }
+func sortEntries<Key, Value>(_ entries: UnsafeMutableBufferPointer<(key: Key, value: Value)>, by precedes: (Key, Key) -> Bool) {
+    guard entries.count <= 16 else {
+        var entries = entries
+        entries.sort { precedes($0.key, $1.key) }
+        return
+    }
+    for i in entries.indices.dropFirst() {
+        var j = i
+        while j > 0, precedes(entries[j].key, entries[j - 1].key) {
+            entries.swapAt(j, j - 1)
+            j -= 1
         }
     }
 }
@@ -402,38 +401,54 @@ extension ArchiverCore {
     func encodeDictionary<Key: Hashable, Value>(
         _ value: [Key: Value], keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
     ) throws -> Int {
-        // Entries in canonical key order; string and integer keys sort with their values beside
-        // them, other keys through `canonicalOrder` (then each value is looked up once).
-        var entries: [(key: Key, value: Value)]
-        if Key.self == String.self {
-            entries = Array(value)
-            sortEntries(&entries) { utf8Precedes(unsafeBitCast($0, to: String.self), unsafeBitCast($1, to: String.self)) }
-        } else if Key.self == Int.self {
-            entries = Array(value)
-            sortEntries(&entries) { unsafeBitCast($0, to: Int.self) < unsafeBitCast($1, to: Int.self) }
-        } else {
-            entries = try canonicalOrder(Array(value.keys)).map { ($0, value[$0]!) }
+        // String and integer keys sort with their values beside them, in a temporary buffer (on
+        // the stack for the small dictionaries models hold: no allocation per dictionary).
+        // Other keys go through `canonicalOrder`, then each value is looked up once.
+        guard Key.self == String.self || Key.self == Int.self else {
+            let entries = try canonicalOrder(Array(value.keys)).map { (key: $0, value: value[$0]!) }
+            return try entries.withUnsafeBufferPointer { entries in
+                try encodeDictionary(entries: entries, keyCoder: keyCoder, valueCoder: valueCoder)
+            }
         }
+        return try withUnsafeTemporaryAllocation(of: (key: Key, value: Value).self, capacity: value.count) { buffer in
+            var filled = buffer.startIndex
+            for entry in value {
+                buffer.initializeElement(at: filled, to: entry)
+                filled += 1
+            }
+            let entries = UnsafeMutableBufferPointer(rebasing: buffer[..<filled])
+            defer { entries.deinitialize() }
+            if Key.self == String.self {
+                sortEntries(entries) { utf8Precedes(unsafeBitCast($0, to: String.self), unsafeBitCast($1, to: String.self)) }
+            } else {
+                sortEntries(entries) { unsafeBitCast($0, to: Int.self) < unsafeBitCast($1, to: Int.self) }
+            }
+            return try encodeDictionary(entries: UnsafeBufferPointer(entries), keyCoder: keyCoder, valueCoder: valueCoder)
+        }
+    }
+
+    /// Writes an `NSDictionary` object of `entries`, in their order.
+    private func encodeDictionary<Key, Value>(
+        entries: UnsafeBufferPointer<(key: Key, value: Value)>, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+    ) throws -> Int {
         try enterNesting()
         defer { depth -= 1 }
         let frame = beginObject()
         do {
-            try entries.withUnsafeBufferPointer { entries in
-                let keyList = table.beginContainer()
-                for i in 0..<entries.count {
-                    let key = entries[i].key
-                    table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
-                }
-                table.endArray(keyList)
-                let valueList = table.beginContainer()
-                for i in 0..<entries.count {
-                    table.appendReference(
-                        try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) })
-                }
-                table.endArray(valueList)
-                appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keyList.index)
-                appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: valueList.index)
+            let keyList = table.beginContainer()
+            for i in 0..<entries.count {
+                let key = entries[i].key
+                table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
             }
+            table.endArray(keyList)
+            let valueList = table.beginContainer()
+            for i in 0..<entries.count {
+                table.appendReference(
+                    try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) })
+            }
+            table.endArray(valueList)
+            appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keyList.index)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: valueList.index)
         } catch {
             abandonObject(frame)
             throw error
