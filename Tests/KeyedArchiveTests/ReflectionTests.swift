@@ -144,6 +144,22 @@ struct ReflectionTests {
         let inArray = try #require(ZooArchive.encodeError([ZooAddress(), ZooAddress()] as [Any] + [ZooPlain()]))
         #expect(inArray.code == .notArchivable)
         #expect(inArray.keyPath == "root[2]")
+        // In a dictionary, whose entries are put in key order in a temporary buffer first: with a
+        // few entries and with more than the insertion sort handles, string and integer keys.
+        for count in [3, 40] {
+            var byName: [String: Any] = [:]
+            var byNumber: [Int: Any] = [:]
+            for i in 0..<count {
+                byName["k\(i)"] = "v\(i)"
+                byNumber[i] = i
+            }
+            byName["k1"] = ZooPlain()
+            byNumber[1] = ZooPlain()
+            let named = try #require(ZooArchive.encodeError(byName))
+            #expect(named.code == .notArchivable && named.keyPath == "root.k1", "\(named)")
+            let numbered = try #require(ZooArchive.encodeError(byNumber))
+            #expect(numbered.code == .notArchivable && numbered.keyPath == "root.1", "\(numbered)")
+        }
     }
 
     @Test("A closure field is .notArchivable naming the field, unless it is transient")
