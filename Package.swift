@@ -23,6 +23,8 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),
         .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "TestSupport"]),
+        // The library as an app meets it: public modules only, no `@testable`, no SPI.
+        .testTarget(name: "EverydayUseTests", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
     ],
     swiftLanguageModes: [.v6]
 )
