@@ -30,12 +30,7 @@ struct StoreRecord {
         if let expires {
             try archiver.encode(expires.timeIntervalSinceReferenceDate, forKey: StoreFormat.expiresKey)
         }
-        let data = archiver.encodedData
-        // `encodedData` gives empty bytes if finishing the archive fails; never write those over a value.
-        guard !data.isEmpty else {
-            throw ArchiveError(.unencodable, reason: "the archive for key \(quoted(key)) could not be finished")
-        }
-        return data
+        return try archiver.encodedData
     }
 
     /// Opens a stored file's bytes and reads its metadata (not its value).

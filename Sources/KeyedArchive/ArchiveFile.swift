@@ -90,7 +90,7 @@ public struct ArchiveFile {
             if !kept.isEmpty { try archiver.keep(kept, of: source.data) }
         }
         for entry in entries { try entry.encode(archiver) }
-        return archiver.encodedData
+        return try archiver.encodedData
     }
 
     /// Writes the archive to `url` atomically: a temporary file in the same directory, then a rename.

@@ -14,14 +14,14 @@ import Foundation
 /// let archiver = KeyedArchiver()
 /// try archiver.encode(user, forKey: "user")
 /// try archiver.encode(settings, forKey: "settings")
-/// let both = archiver.encodedData
+/// let both = try archiver.encodedData
 /// ```
 ///
 /// The output is deterministic: the same graph gives the same bytes.
 public final class KeyedArchiver {
     let core = ArchiverCore(sizedLikeLastArchive: true)
     private var top: [(String, Int)] = []
-    private var finished: Data?
+    private var finished: Result<Data, ArchiveError>?
 
     public init() {}
 
@@ -68,11 +68,26 @@ public final class KeyedArchiver {
     }
 
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.
+    ///
+    /// - Throws: ``ArchiveError`` `.unencodable` if the archive cannot be laid out (a file of
+    ///   4 GiB or more); reading it again throws the same error. No bytes are ever returned for
+    ///   an archive that failed.
     public var encodedData: Data {
-        if let finished { return finished }
-        let data = (try? core.finishData(top: top)) ?? Data()
-        finished = data
-        return data
+        get throws(ArchiveError) {
+            switch finished {
+            case .success(let data): return data
+            case .failure(let error): throw error
+            case nil:
+                do {
+                    let data = try core.finishData(top: top)
+                    finished = .success(data)
+                    return data
+                } catch {
+                    finished = .failure(error)
+                    throw error
+                }
+            }
+        }
     }
 
     /// Archives `type` under `name` instead of its own class name, in this archive.
@@ -84,7 +99,7 @@ public final class KeyedArchiver {
     public static func archivedData<T>(withRootObject root: T) throws -> Data {
         let archiver = KeyedArchiver()
         try archiver.encode(root, forKey: ArchiveFormat.rootKey)
-        return archiver.encodedData
+        return try archiver.encodedData
     }
 }
 

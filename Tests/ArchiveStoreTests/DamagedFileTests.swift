@@ -35,7 +35,7 @@ struct DamagedFileTests {
         case .noRoot:
             let archiver = KeyedArchiver()
             try archiver.encode(1, forKey: "other")
-            return archiver.encodedData
+            return try archiver.encodedData
         case .anotherKeysFile:
             try store.save("other", forKey: "other")
             return try Data(contentsOf: fixture.file(forKey: "other"))
@@ -43,7 +43,7 @@ struct DamagedFileTests {
             let archiver = KeyedArchiver()
             try archiver.encode(1, forKey: "root")
             try archiver.encode(1, forKey: "key")
-            return archiver.encodedData
+            return try archiver.encodedData
         }
     }
 

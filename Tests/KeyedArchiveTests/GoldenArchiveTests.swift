@@ -166,7 +166,7 @@ struct GoldenArchiveTests {
                 try archiver.encode(ring, forKey: "ring")
                 try archiver.encode(["theme": "dark", "fontSize": 14] as [String: Any], forKey: "settings")
                 try archiver.encode(ring.next, forKey: "second")
-                return archiver.encodedData
+                return try archiver.encodedData
             }, cleanUp: { $0.1.breakRing() })
         let unarchiver = try KeyedUnarchiver(forReadingFrom: golden)
         #expect(unarchiver.allKeys == ["profile", "ring", "settings", "second"])
@@ -189,7 +189,7 @@ struct GoldenArchiveTests {
                 let archiver = KeyedArchiver()
                 archiver.setClassName("GoldenZoo.Weather", for: GoldenZoo.Weather.self)
                 try archiver.encode(forecast, forKey: "root")
-                return archiver.encodedData
+                return try archiver.encodedData
             })
         let unarchiver = try KeyedUnarchiver(forReadingFrom: golden)
         unarchiver.setClass(GoldenZoo.Weather.self, forClassName: "GoldenZoo.Weather")

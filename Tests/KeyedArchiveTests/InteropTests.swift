@@ -182,7 +182,7 @@ struct FoundationReadsOurArchivesTests {
         try archiver.encode(Keyedgen.person(7), forKey: "user")
         try archiver.encode(["theme": "dark", "fontSize": 14, "notifications": true] as [String: Any], forKey: "settings")
         try archiver.encode(["a.png", "b.png"], forKey: "banners")
-        let data = archiver.encodedData
+        let data = try archiver.encodedData
 
         let user = FoundationReading(data, key: "user")
         #expect(user.error == nil)
@@ -207,7 +207,7 @@ struct FoundationReadsOurArchivesTests {
         let archiver = KeyedArchiver()
         archiver.setClassName(NSStringFromClass(AddressNS.self), for: InteropPlainAddress.self)
         try archiver.encode(InteropPlainAddress(street: "1 Main St", city: "Berlin", zip: "8001"), forKey: "root")
-        let data = archiver.encodedData
+        let data = try archiver.encodedData
         let json = try PlistValue(bplist: [UInt8](data)).plistJSON
         #expect(json.contains("\"KeyedArchiveTests.AddressNS\""), "the mapped class name is not in the archive")
         #expect(!json.contains("InteropPlainAddress"), "the type's own name is still in the archive")
@@ -227,7 +227,7 @@ struct FoundationReadsOurArchivesTests {
         try archiver.encode(address, forKey: "before")
         archiver.setClassName("Renamed.Address", for: InteropPlainAddress.self)
         try archiver.encode(address, forKey: "after")
-        let data = archiver.encodedData
+        let data = try archiver.encodedData
         let json = try PlistValue(bplist: [UInt8](data)).plistJSON
         #expect(json.contains("\"Renamed.Address\""), "the name set between the encodes is not in the archive")
         #expect(json.contains("InteropPlainAddress"), "the value written before the name was set lost its own name")
@@ -559,7 +559,7 @@ struct PythonReadsOurArchivesTests {
         try archiver.encode(Keyedgen.person(7), forKey: "user")
         try archiver.encode(["theme": "dark"], forKey: "settings")
         try archiver.encode(["a.png", "b.png"], forKey: "banners")
-        list.append(("multi-top", archiver.encodedData, nil))
+        list.append(("multi-top", try archiver.encodedData, nil))
         return list
     }
 

@@ -83,7 +83,7 @@ struct StackGuardTests {
             let archiver = KeyedArchiver()
             #expect(throws: ArchiveError.self) { try archiver.encode(chain, forKey: "deep") }
             try archiver.encode(StackNode.chain(5), forKey: "root")
-            return archiver.encodedData
+            return try archiver.encodedData
         }
         // Decoded on the test's own thread: the small stack is for the archiver.
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: StackNode.self, from: data).length == 5)
