@@ -26,6 +26,12 @@ enum ArchiveFormat {
     static let stringField = "NS.string"
     static let dataField = "NS.data"
     static let orderedSetPrefix = "NS.object."
+    static let decimalExponentField = "NS.exponent"
+    static let decimalLengthField = "NS.length"
+    static let decimalNegativeField = "NS.negative"
+    static let decimalCompactField = "NS.compact"
+    static let decimalByteOrderField = "NS.mantissa.bo"
+    static let decimalMantissaField = "NS.mantissa"
 
     static let arrayClass = "NSArray"
     static let dictionaryClass = "NSDictionary"
@@ -34,6 +40,7 @@ enum ArchiveFormat {
     static let urlClass = "NSURL"
     static let uuidClass = "NSUUID"
     static let nullClass = "NSNull"
+    static let decimalNumberClass = "NSDecimalNumber"
 
     /// Class names read as arrays, dictionaries, sets, strings and data.
     static let arrayClasses: Set<String> = ["NSArray", "NSMutableArray"]

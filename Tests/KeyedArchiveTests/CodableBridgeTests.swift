@@ -419,7 +419,7 @@ struct CodableBridgeTests {
         let address = view.object(root, "address")
         #expect(view.className(address) == "KeyedArchiveTests.BridgeAddress")
         #expect(address["zip"] == .int(8000))
-        #expect(view.className(view.object(root, "amount")) == String(reflecting: Decimal.self))
+        #expect(view.className(view.object(root, "amount")) == "NSDecimalNumber")
     }
 
     @Test("Foundation's NSKeyedUnarchiver reads the archive of a Codable struct without crashing")
@@ -587,7 +587,7 @@ struct CodableBridgeTests {
         let archiver = KeyedArchiver()
         archiver.setClassName("KeyedArchiveTests.BridgeAddress", for: BridgeStringZipAddress.self)
         try archiver.encode(["a": BridgeStringZipAddress(street: "Main", zip: "8000")], forKey: "root")
-        let data = archiver.encodedData
+        let data = try archiver.encodedData
         let error = archiveError { _ = try KeyedUnarchiver.unarchivedObject(ofType: [String: BridgeAddress].self, from: data) }
         #expect(error?.code == .typeMismatch)
         #expect(error?.keyPath == "root.a.zip")

@@ -66,6 +66,7 @@ extension UnarchiverCore {
             case ArchiveFormat.urlClass: return try URLCoder().decode(reference, self)
             case ArchiveFormat.uuidClass: return try UUIDCoder().decode(reference, self)
             case ArchiveFormat.nullClass: return NSNull()
+            case ArchiveFormat.decimalNumberClass: return try DecimalCoder().decode(reference, self)
             case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
             case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)
             default:
@@ -81,9 +82,13 @@ extension UnarchiverCore {
     private static let foundationClasses: Set<String> = ArchiveFormat.arrayClasses
         .union(ArchiveFormat.orderedSetClasses).union(ArchiveFormat.dictionaryClasses).union(ArchiveFormat.setClasses)
         .union(ArchiveFormat.stringClasses).union(ArchiveFormat.dataClasses)
-        .union([ArchiveFormat.dateClass, ArchiveFormat.urlClass, ArchiveFormat.uuidClass, ArchiveFormat.nullClass])
+        .union([
+            ArchiveFormat.dateClass, ArchiveFormat.urlClass, ArchiveFormat.uuidClass, ArchiveFormat.nullClass,
+            ArchiveFormat.decimalNumberClass,
+        ])
 
-    /// A plain property-list value: integers as Int (or UInt64 above Int.max), reals as Double.
+    /// A plain property-list value: integers as Int (or UInt64 above Int.max), 8-byte reals as
+    /// Double and 4-byte reals as Float (what was archived from a `Float`).
     private func plainValue(_ object: BPlistDocument.Object, index: Int, reference: Int) throws -> Any {
         switch object.kind {
         case .bool: return object.marker == 0x09
@@ -92,7 +97,7 @@ extension UnarchiverCore {
             if let small = value.int64Value { return Int(small) }
             return value.uint64Value!
         case .real:
-            if case .float(let f) = document.real(object) { return Double(f) }
+            if case .float(let f) = document.real(object) { return f }
             return document.double(object)
         case .date: return Date(timeIntervalSinceReferenceDate: document.double(object))
         case .data: return try DataCoder().decode(reference, self)

@@ -67,7 +67,7 @@ final class ArchiverCore {
     private let sizedLikeLastArchive: Bool
 
     /// The table sizes and the instance count of the last archive a sized core finished in this process.
-    private static let lastSizes = Mutex((table: BPlistTable.Sizes(), instances: 0))
+    private static let lastSizes = Locked((table: BPlistTable.Sizes(), instances: 0))
 
     /// A core for a whole archive starts with room for as much as the last archive finished in
     /// this process held (apps archive the same kinds of graphs again and again), so its tables
@@ -159,14 +159,14 @@ final class ArchiverCore {
     func classUID(of layout: FieldLayout, type: Any.Type) -> Int {
         let number = layout.number
         if number < layoutStates.count, layoutStates[number].classUID >= 0 { return layoutStates[number].classUID }
-        let made: Int
-        if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(type)] {
-            var chain = layout.classes
-            chain[0] = renamed
-            made = classUID(renamed, classes: chain)
-        } else {
-            made = classUID(layout.classes[0], classes: layout.classes)
+        var chain = layout.classes
+        if !classNames.isEmpty {
+            // Every class of the chain goes by the name chosen for it in this archive, if one was.
+            for (position, named) in ([type] + layout.superclasses).enumerated() {
+                if let renamed = classNames[ObjectIdentifier(named)] { chain[position] = renamed }
+            }
         }
+        let made = classUID(chain[0], classes: chain)
         growLayoutStates(to: number)
         layoutStates[number].classUID = made
         return made

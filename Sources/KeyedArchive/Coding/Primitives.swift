@@ -22,6 +22,7 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     case is Date.Type: DateCoder()
     case is URL.Type: URLCoder()
     case is UUID.Type: UUIDCoder()
+    case is Decimal.Type: DecimalCoder()
     default: nil
     }
 }

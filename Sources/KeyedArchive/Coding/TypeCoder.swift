@@ -72,7 +72,7 @@ class TypedCoder<T>: TypeCoder, @unchecked Sendable {
 
 /// The coders one archiver or unarchiver has used, in front of the process-wide cache.
 struct CoderCache {
-    private static let shared = Mutex<[ObjectIdentifier: TypeCoder]>([:])
+    private static let shared = Locked<[ObjectIdentifier: TypeCoder]>([:])
     private var local: [ObjectIdentifier: TypeCoder] = [:]
 
     mutating func coder(for type: Any.Type) -> TypeCoder {
@@ -114,6 +114,7 @@ private func makeCoder(for type: Any.Type) -> TypeCoder {
 
 private func classify<T>(_ type: T.Type) -> TypeCoder {
     if let primitive = primitiveCoder(for: type) { return primitive }
+    if let family = FoundationFamily(type) { return FoundationObjectCoder<T>(family) }
     if let container = type as? any ArchiveContainer.Type { return container.makeCoder() }
     if let keyed = type as? any KeyedCoding.Type { return keyedCodingCoder(keyed) }
     if let archivable = type as? any Archivable.Type { return reflectionCoder(archivable) }
@@ -138,9 +139,19 @@ protocol ArchiveContainer {
 /// A type no strategy can code; every use throws an error naming the type and the fixes.
 final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
     private var error: ArchiveError {
-        ArchiveError(
-            .notArchivable,
-            reason: "\(String(reflecting: T.self)) cannot be archived: conform it to Archivable (with init()), KeyedCoding or Codable")
+        let name = String(reflecting: T.self)
+        let fix =
+            switch TypeKind(T.self) {
+            case .tuple:
+                "a tuple cannot conform to a protocol: hold its elements in a struct that is Archivable or Codable, or list the field in transientFields"
+            case .function, .metatype, .existentialMetatype:
+                "functions and metatypes cannot be archived: list the field in transientFields"
+            case .existential:
+                "an existential holds values of any conforming type: declare the field as Any (archiving property-list values and registered types), or as a concrete type"
+            default:
+                "conform it to Archivable (with init()), KeyedCoding or Codable"
+            }
+        return ArchiveError(.notArchivable, reason: "\(name) cannot be archived: \(fix)")
     }
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int { throw error }
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }

@@ -228,7 +228,7 @@ enum ArchiveKeyIDs {
     static let keysKey: Int32 = 2
     static let timeKey: Int32 = 3
 
-    private static let table = Mutex<[String: Int32]>([
+    private static let table = Locked<[String: Int32]>([
         ArchiveFormat.classKey: classKey, ArchiveFormat.objectsField: objectsKey,
         ArchiveFormat.keysField: keysKey, ArchiveFormat.timeField: timeKey,
     ])

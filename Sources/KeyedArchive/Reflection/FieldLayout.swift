@@ -46,6 +46,8 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
     let fields: [Field]
     /// `$classes`: the class name, superclass names, `NSObject`.
     let classes: [String]
+    /// The superclasses named in `classes`, nearest first, so an archiver can rename them too.
+    let superclasses: [Any.Type]
     /// The first archived `let` field, which reflection cannot write.
     let letField: Field?
     /// A small number unique to this layout in the process, so archivers can keep per-layout
@@ -54,9 +56,10 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
 
     private static let nextNumber = Atomic<Int>(0)
 
-    private init(fields: [Field], classes: [String], letField: Field?) {
+    private init(fields: [Field], classes: [String], superclasses: [Any.Type], letField: Field?) {
         self.fields = fields
         self.classes = classes
+        self.superclasses = superclasses
         self.letField = letField
         number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
     }
@@ -86,15 +89,16 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
                 .reflection,
                 reason: "the runtime's field table of \(typeName) (\(names)) disagrees with Mirror (\(labels)); adopt KeyedCoding or Codable for this type")
         }
-        let superclassNames = chain.dropFirst().map { mirror -> String in
-            (mirror.subjectType as? any Archivable.Type)?.archiveClassName ?? String(reflecting: mirror.subjectType)
-        }
+        // Superclasses are named as each is archived itself: its declared name, else its module-qualified one.
+        var coders = CoderCache()
+        let superclasses = chain.dropFirst().map(\.subjectType)
+        let superclassNames = superclasses.map { coders.coder(for: $0).className ?? String(reflecting: $0) }
         let storedNames = Set(names)
         var fields: [Field] = []
         var keys: Set<String> = []
-        var coders = CoderCache()
         for info in table.fields {
             let property = propertyName(info.name, siblings: storedNames)
+            guard !generatedStorage.contains(info.name) else { continue }
             guard !A.transientFields.contains(property), !A.transientFields.contains(info.name) else { continue }
             let key = A.archiveKeys[property] ?? A.archiveKeys[info.name] ?? property
             guard info.hasGenericRepresentation else {
@@ -128,8 +132,21 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
                     kind: Kind(info.type, isStrong: info.isStrong)))
         }
         return FieldLayout(
-            fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass],
+            fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass], superclasses: superclasses,
             letField: fields.first { !$0.isVar })
+    }
+
+    /// Stored fields that macros add to a type for their own bookkeeping, never archived: a
+    /// fresh one comes from `init()`. `@Observable`'s registrar, and SwiftData `@Model`'s
+    /// registrar and backing data.
+    static let generatedStorage: Set<String> = ["_$observationRegistrar", "_$backingData"]
+
+    /// The error for archiving or unarchiving a type whose archived fields include `field`, a `let`.
+    func letFieldError(_ field: Field, of type: Any.Type) -> ArchiveError {
+        ArchiveError(
+            .letField,
+            reason: "\(String(reflecting: type)).\(field.key) is a let constant; reflection cannot restore it. Declare it var, list it in transientFields, or adopt KeyedCoding or Codable",
+            keyPath: field.key)
     }
 
     /// The property a stored field belongs to: `$__lazy_storage_$_x` and a wrapper's `_x` are `x`.

@@ -89,6 +89,8 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     private func encodeFields(_ layout: FieldLayout, _ base: UnsafeRawPointer, _ archiver: ArchiverCore) throws {
+        // What decoding would refuse is refused before it is written.
+        if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
         let keyStart = archiver.fieldKeyStart(of: layout)
         // Fields are read in place (a copied `Field` costs a retain and release per member).
         try layout.fields.withUnsafeBufferPointer { fields in
@@ -116,11 +118,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
 
     private func decode(_ reference: Int, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) throws -> A {
         try unarchiver.decodeObject(reference, as: A.self, ownName: name, registersEarly: true) { dict, register in
-            if let field = layout.letField {
-                throw ArchiveError(
-                    .letField,
-                    reason: "\(String(reflecting: A.self)).\(field.key) is a let constant; reflection cannot restore it. Declare it var, list it in transientFields, or adopt KeyedCoding or Codable")
-            }
+            if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
             if isClass {
                 let instance = A()
                 let object = unsafeBitCast(instance, to: AnyObject.self)

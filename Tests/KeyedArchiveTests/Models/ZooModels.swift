@@ -450,6 +450,12 @@ struct ZooLetInInit: Archivable {
 }
 
 /// A `let` with a default value: optimised builds fold it to a constant.
+/// `ZooLetInInit` with its fields declared `var`, to make archives that type would read.
+struct ZooVarTwin: Archivable {
+    var id = 99
+    var name = "n"
+}
+
 final class ZooLetWithDefault: Archivable {
     var first = 0
     let created = 1_234
