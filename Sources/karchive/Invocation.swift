@@ -1,9 +1,15 @@
-/// A `karchive` subcommand that works on one input file.
+/// A `karchive` subcommand: `validate` works on one or more input files, the others on one.
 enum Command: String, CaseIterable, Sendable {
     case json
     case validate
     case dump
     case stats
+
+    /// Whether the command takes several files (`validate`, like `plutil -lint`).
+    var takesSeveralFiles: Bool { self == .validate }
+
+    /// How the command's arguments are written in usage lines: `FILE...` or `FILE`.
+    var operands: String { takesSeveralFiles ? "FILE..." : "FILE" }
 }
 
 /// Where the input comes from: a path, or standard input (`-`).
@@ -23,28 +29,33 @@ enum InputSource: Equatable, Sendable {
 /// A command line that is not a valid `karchive` invocation, with a message saying why.
 struct UsageError: Error, Equatable {
     let message: String
+    /// The command the line names, if it names one: its usage line is the one to show.
+    var command: Command? = nil
 }
 
-/// What the command line asks for: help, or one command on one input.
+/// What the command line asks for: help, or one command on its inputs (one, or for
+/// `validate` one or more, in the order given).
 enum Invocation: Equatable {
     case help
-    case run(Command, InputSource)
+    case run(Command, [InputSource])
 
     /// Parses the arguments that follow the program name.
     ///
     /// `-h`/`--help` anywhere (before `--`) asks for help, as does `help` (optionally followed by
-    /// a command name). Otherwise the command line is `<command> <file>`, where `<file>` may be
-    /// `-` for standard input and `--` ends option parsing so a path may start with `-`.
+    /// a command name). Otherwise the command line is `<command> FILE` (`validate FILE...`),
+    /// where a `FILE` may be `-` for standard input (once) and `--` ends option parsing so a path
+    /// may start with `-`.
     ///
-    /// - Throws: ``UsageError`` for a missing or unknown command, a missing file, an unknown
-    ///   option or an extra argument.
+    /// - Throws: ``UsageError`` for a missing or unknown command, a missing or empty file, an
+    ///   unknown option, an extra argument, or standard input named twice.
     init(arguments: [String]) throws(UsageError) {
         var positionals: [String] = []
-        var optionsEnded = false
+        // The index in `positionals` of the first argument after `--`.
+        var firstEscaped = Int.max
         for argument in arguments {
-            if !optionsEnded {
+            if firstEscaped == .max {
                 if argument == "--" {
-                    optionsEnded = true
+                    firstEscaped = positionals.count
                     continue
                 }
                 if argument == "-h" || argument == "--help" {
@@ -77,16 +88,27 @@ enum Invocation: Equatable {
             throw UsageError(message: message)
         }
         guard positionals.count >= 2 else {
-            throw UsageError(message: "missing <file> after '\(name)' (a path, or - for standard input)")
+            throw UsageError(message: "missing FILE after '\(name)' (a path, or - for standard input)", command: command)
         }
-        guard positionals.count == 2 else {
-            throw UsageError(message: "unexpected argument '\(positionals[2])': '\(name)' takes exactly one <file>")
+        guard positionals.count == 2 || command.takesSeveralFiles else {
+            throw UsageError(
+                message: "unexpected argument '\(positionals[2])': '\(name)' takes exactly one FILE (only 'validate' takes several)",
+                command: command)
         }
-        let file = positionals[1]
-        guard !file.isEmpty else {
-            throw UsageError(message: "the <file> argument is empty")
+        var sources: [InputSource] = []
+        for (position, file) in positionals.dropFirst().enumerated() {
+            guard !file.isEmpty else {
+                let which = positionals.count == 2 ? "the FILE argument" : "FILE argument \(position + 1) of \(positionals.count - 1)"
+                throw UsageError(message: "\(which) is empty", command: command)
+            }
+            // `-` after `--` is a file named `-`.
+            let source: InputSource = file == "-" && position + 1 < firstEscaped ? .standardInput : .path(file)
+            if source == .standardInput, sources.contains(.standardInput) {
+                throw UsageError(message: "standard input (-) is named more than once; it can be read only once", command: command)
+            }
+            sources.append(source)
         }
-        self = .run(command, file == "-" && !optionsEnded ? .standardInput : .path(file))
+        self = .run(command, sources)
     }
 
     /// The command whose name is within two edits of `name`, if exactly one is nearest.

@@ -12,42 +12,59 @@ enum Karchive {
     /// The process exit status (DESIGN.md §8).
     enum ExitStatus: Int32 {
         case success = 0
-        /// The file cannot be read, or it is not a valid binary property list.
+        /// A file cannot be read, or it is not a valid binary property list (for `validate`:
+        /// at least one of the files).
         case invalidInput = 1
         case usageError = 2
     }
 
     /// Runs the command the arguments (without the program name) ask for.
     ///
-    /// Results go to standard output, errors to standard error as `karchive: <file>: <message>`.
+    /// A usage error prints its message and one usage line on standard error; `--help` prints
+    /// the full help on standard output.
     static func run(arguments: [String]) -> ExitStatus {
         let invocation: Invocation
         do {
             invocation = try Invocation(arguments: arguments)
         } catch {
-            StandardStream.error.write("karchive: \(error.message)\n\n\(Usage.text)\n")
+            StandardStream.error.write("karchive: \(error.message)\n\(Usage.line(for: error.command))\n")
             return .usageError
         }
         switch invocation {
         case .help:
             StandardStream.output.write(Usage.text + "\n")
             return .success
-        case .run(let command, let source):
-            let input: InputFile
-            do {
-                input = try InputFile(contentsOf: source)
-            } catch {
-                StandardStream.error.write("karchive: \(source.displayName): \(error.message)\n")
-                return .invalidInput
+        case .run(let command, let sources):
+            var status = ExitStatus.success
+            for source in sources {
+                if !run(command, on: source) { status = .invalidInput }
             }
-            switch output(of: command, for: input.bytes) {
-            case .success(let text):
-                StandardStream.output.write(text)
-                return .success
-            case .failure(let error):
-                StandardStream.error.write("karchive: \(input.name): \(error)\n")
-                return .invalidInput
-            }
+            return status
+        }
+    }
+
+    /// Runs `command` on one input, printing its result; false when the input cannot be read or is not valid.
+    ///
+    /// `validate` prints one line per file, as `plutil -lint` does: `FILE: valid (…)` on standard
+    /// output or `FILE: <error>` on standard error. The other commands print their result as it
+    /// is, and an error as `karchive: FILE: <error>`.
+    private static func run(_ command: Command, on source: InputSource) -> Bool {
+        let name = source.displayName
+        let errorPrefix = command == .validate ? "\(name): " : "karchive: \(name): "
+        let input: InputFile
+        do {
+            input = try InputFile(contentsOf: source)
+        } catch {
+            StandardStream.error.write("\(errorPrefix)\(error.message)\n")
+            return false
+        }
+        switch output(of: command, for: input.bytes) {
+        case .success(let text):
+            StandardStream.output.write(command == .validate ? "\(name): \(text)" : text)
+            return true
+        case .failure(let error):
+            StandardStream.error.write("\(errorPrefix)\(error)\n")
+            return false
         }
     }
 

@@ -1,22 +1,30 @@
-/// The help text of `karchive`, printed by `--help` and after a usage error.
+/// The help text of `karchive` (printed by `--help`), and the one-line usage printed after a usage error.
 enum Usage {
     static let text = """
         OVERVIEW: Inspect binary property lists (bplist00) and keyed archives.
 
-        USAGE: karchive <command> <file>
+        USAGE: karchive <command> FILE...
 
         COMMANDS:
-          json <file>       Print the property list as plist-json, one line.
-          validate <file>   Read the file strictly; print "valid" and whether it is a keyed archive.
-          dump <file>       Print the property list as an indented tree.
-          stats <file>      Print object counts per kind and per class, sizes and reference widths.
+          validate FILE...  Read each file strictly; print "FILE: valid (...)", saying whether it is
+                            a keyed archive, or "FILE: <error>" on stderr. Like plutil -lint.
+          json FILE         Print the property list as plist-json, one line.
+          dump FILE         Print the property list as an indented tree.
+          stats FILE        Print object counts per kind and per class, sizes and reference widths.
           help              Show this help (also -h, --help).
 
-        <file> is a path, or - for standard input. Put -- before a path that starts with -.
+        FILE is a path, or - for standard input. Put -- before a path that starts with -.
 
         EXIT STATUS:
-          0  success
-          1  the file cannot be read or is not a valid binary property list (message on stderr)
+          0  success (validate: every file is valid)
+          1  a file cannot be read or is not a valid binary property list (message on stderr)
           2  usage error
         """
+
+    /// `usage: karchive stats FILE  (karchive --help for more)`, or the line for every command
+    /// when `command` is nil.
+    static func line(for command: Command?) -> String {
+        let synopsis = command.map { "\($0.rawValue) \($0.operands)" } ?? "<dump|json|validate|stats> FILE..."
+        return "usage: karchive \(synopsis)  (karchive --help for more)"
+    }
 }

@@ -131,7 +131,7 @@ struct StatsCommandTests {
         try Data(bytes).write(to: file)
 
         let validate = try await KarchiveProcess.run(["validate", file.path])
-        #expect(validate.standardOutput == "valid (binary property list)\n", "\(validate.standardError)")
+        #expect(validate.standardOutput == "\(file.path): valid (binary property list)\n", "\(validate.standardError)")
         let run = try await KarchiveProcess.run(["stats", file.path])
         #expect(run.status == 0, "\(run.standardError)")
         let report = rows(run.standardOutput)

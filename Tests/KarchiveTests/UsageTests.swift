@@ -9,35 +9,46 @@ import Darwin
 
 @Suite("karchive command line")
 struct UsageTests {
-    @Test("help prints the usage on stdout and exits 0", arguments: [["--help"], ["-h"], ["help"], ["help", "stats"], ["dump", "--help"]])
+    @Test("help prints the full help on stdout and exits 0", arguments: [["--help"], ["-h"], ["help"], ["help", "stats"], ["dump", "--help"]])
     func helpExitsZero(arguments: [String]) async throws {
         let run = try await KarchiveProcess.run(arguments)
         #expect(run.exitedNormally && run.status == 0)
         #expect(run.standardOutput.hasPrefix("OVERVIEW: "))
-        for command in ["json <file>", "validate <file>", "dump <file>", "stats <file>", "EXIT STATUS"] {
-            #expect(run.standardOutput.contains(command))
+        for command in ["USAGE: karchive <command> FILE...", "  validate FILE...  ", "  json FILE  ", "  dump FILE  ", "  stats FILE  ", "EXIT STATUS"] {
+            #expect(run.standardOutput.contains(command), "missing: \(command)")
         }
         #expect(run.standardError.isEmpty)
     }
 
+    static let generalUsage = "usage: karchive <dump|json|validate|stats> FILE...  (karchive --help for more)"
+
     @Test(
-        "usage errors print a message and the usage on stderr and exit 2",
+        "usage errors print the reason and one usage line on stderr and exit 2",
         arguments: [
-            ([], "missing command"),
-            (["bogus", "file"], "unknown command 'bogus'"),
-            (["json"], "missing <file> after 'json'"),
-            (["stats", "a", "b"], "unexpected argument 'b'"),
-            (["dump", "--verbose", "x"], "unknown option '--verbose'"),
-            (["help", "nope"], "unknown command 'nope'"),
-            (["validate", ""], "the <file> argument is empty"),
-        ] as [([String], String)])
-    func usageErrorExitsTwo(arguments: [String], message: String) async throws {
+            ([], "missing command", generalUsage),
+            (["bogus", "file"], "unknown command 'bogus'", generalUsage),
+            (["json"], "missing FILE after 'json' (a path, or - for standard input)", "usage: karchive json FILE  (karchive --help for more)"),
+            (
+                ["stats", "a", "b"], "unexpected argument 'b': 'stats' takes exactly one FILE (only 'validate' takes several)",
+                "usage: karchive stats FILE  (karchive --help for more)"
+            ),
+            (
+                ["dump", "--verbose", "x"], "unknown option '--verbose' (to read a file named like that, put -- before it)",
+                generalUsage
+            ),
+            (["help", "nope"], "no help for unknown command 'nope'", generalUsage),
+            (["validate", ""], "the FILE argument is empty", "usage: karchive validate FILE...  (karchive --help for more)"),
+            (["validate", "a", ""], "FILE argument 2 of 2 is empty", "usage: karchive validate FILE...  (karchive --help for more)"),
+            (
+                ["validate", "-", "a", "-"], "standard input (-) is named more than once; it can be read only once",
+                "usage: karchive validate FILE...  (karchive --help for more)"
+            ),
+        ] as [([String], String, String)])
+    func usageErrorExitsTwo(arguments: [String], message: String, usage: String) async throws {
         let run = try await KarchiveProcess.run(arguments)
         #expect(run.exitedNormally && run.status == 2)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError.hasPrefix("karchive: "))
-        #expect(run.standardError.contains(message), "\(run.standardError)")
-        #expect(run.standardError.contains("USAGE: karchive <command> <file>"))
+        #expect(run.standardError == "karchive: \(message)\n\(usage)\n")
     }
 
     @Test func misspelledCommandGetsASuggestion() async throws {
@@ -83,13 +94,20 @@ struct UsageTests {
 
         let escaped = try await KarchiveProcess.run(["validate", "--", "-n.archive"], in: directory.url)
         #expect(escaped.status == 0, "\(escaped.standardError)")
-        #expect(escaped.standardOutput.hasPrefix("valid (binary property list, keyed archive"))
+        #expect(escaped.standardOutput.hasPrefix("-n.archive: valid (binary property list, keyed archive"))
+
+        // After --, a lone - is a file named "-", not standard input.
+        try FileManager.default.copyItem(at: source, to: directory.url.appending(path: "-"))
+        let dashFile = try await KarchiveProcess.run(["validate", "--", "-n.archive", "-"], in: directory.url)
+        #expect(dashFile.standardError.isEmpty)
+        #expect(dashFile.standardOutput.hasPrefix("-n.archive: valid (binary property list, keyed archive"))
+        #expect(dashFile.standardOutput.contains("\n-: valid (binary property list, keyed archive"))
     }
 
     @Test func emptyStandardInputIsInvalid() async throws {
         let run = try await KarchiveProcess.run(["validate", "-"])
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("karchive: <stdin>: ArchiveError."))
+        #expect(run.standardError == "<stdin>: ArchiveError.notPropertyList: 0 bytes are too few for a binary property list (at least 41: header, one object, trailer) (at byte 0)\n")
     }
 }
 

@@ -10,15 +10,18 @@ struct ValidateCommandTests {
         #expect(run.exitedNormally, "killed by signal \(run.status)")
         #expect(run.status == 1)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError."), "\(run.standardError)")
+        #expect(run.standardError.hasPrefix("\(path): ArchiveError."), "\(run.standardError)")
         #expect(run.standardError.hasSuffix("\n"))
+        #expect(run.standardError.split(separator: "\n").count == 1, "\(run.standardError)")
     }
 
     @Test("validate accepts every well-formed fixture", arguments: KarchiveFixtures.filesWithJSONTwin)
     func validFileExitsZero(file: String) async throws {
-        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path(file)])
+        let path = KarchiveFixtures.path(file)
+        let run = try await KarchiveProcess.run(["validate", path])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.hasPrefix("valid (binary property list"))
+        #expect(run.standardOutput.hasPrefix("\(path): valid (binary property list"))
+        #expect(run.standardError.isEmpty)
         let isKeyedArchive = file.hasPrefix("keyed/") || file.hasSuffix("/keyed-archive-darwin.bplist")
         #expect(run.standardOutput.contains("keyed archive: NSKeyedArchiver 100000") == isKeyedArchive)
     }
@@ -32,14 +35,16 @@ struct ValidateCommandTests {
             #expect(run.exitedNormally, "\(command) was killed by signal \(run.status)")
             #expect(run.status == 0 || run.status == 1, "\(command) exited \(run.status)")
             if run.status == 1 {
-                #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError."), "\(run.standardError)")
+                let prefix = command == "validate" ? "\(path): ArchiveError." : "karchive: \(path): ArchiveError."
+                #expect(run.standardError.hasPrefix(prefix), "\(command): \(run.standardError)")
             }
         }
     }
 
     @Test func keyedArchiveNoteNamesArchiverVersionAndTopKeys() async throws {
-        let person = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("keyed/k-person.archive")])
-        #expect(person.standardOutput == "valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)\n")
+        let path = KarchiveFixtures.path("keyed/k-person.archive")
+        let person = try await KarchiveProcess.run(["validate", path])
+        #expect(person.standardOutput == "\(path): valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)\n")
 
         let multi = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("keyed/k-multi-top.archive")])
         #expect(multi.status == 0)
@@ -49,21 +54,23 @@ struct ValidateCommandTests {
     }
 
     @Test func plainPropertyListHasNoKeyedNote() async throws {
-        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("bplist/valid/nested.bplist")])
-        #expect(run.standardOutput == "valid (binary property list)\n")
+        let path = KarchiveFixtures.path("bplist/valid/nested.bplist")
+        let run = try await KarchiveProcess.run(["validate", path])
+        #expect(run.standardOutput == "\(path): valid (binary property list)\n")
         #expect(run.standardError.isEmpty)
     }
 
     @Test func halfKeyedArchiveSaysWhatIsMissing() async throws {
         // uids.bplist has a $top dictionary of UIDs but no $archiver.
-        let run = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("bplist/valid/uids.bplist")])
-        #expect(run.standardOutput == "valid (binary property list; not a keyed archive: there is no $archiver)\n")
+        let path = KarchiveFixtures.path("bplist/valid/uids.bplist")
+        let run = try await KarchiveProcess.run(["validate", path])
+        #expect(run.standardOutput == "\(path): valid (binary property list; not a keyed archive: there is no $archiver)\n")
     }
 
     @Test func xmlPropertyListIsNotABinaryOne() async throws {
         let path = KarchiveFixtures.path("peers/corelibs-keyed/NSKeyedUnarchiver-ArrayTest.plist")
         let run = try await KarchiveProcess.run(["validate", path])
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError.notPropertyList: "))
+        #expect(run.standardError.hasPrefix("\(path): ArchiveError.notPropertyList: "))
     }
 }

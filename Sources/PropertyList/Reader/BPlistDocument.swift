@@ -33,7 +33,8 @@
 
     /// Validates the header, trailer and offset table.
     ///
-    /// - Throws: `ArchiveError` with `.notPropertyList`, `.truncated`, `.invalidTrailer`,
+    /// - Throws: `ArchiveError` with `.notPropertyList`, `.truncated` (fewer than 41 bytes, or
+    ///   last 32 bytes that are not a trailer), `.invalidTrailer` (a trailer with a bad field),
     ///   `.invalidOffset` or `.sizeLimit` (more objects than `maximumObjectCount`).
     package init(
         bytes: UnsafeRawBufferPointer, maximumObjectCount: Int,
@@ -52,7 +53,9 @@
         guard length >= BPlistFormat.headerSize + 1 + BPlistFormat.trailerSize else {
             throw ArchiveError(
                 length >= headerLength && headerLength == header.count ? .truncated : .notPropertyList,
-                reason: "\(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)",
+                reason: headerLength == header.count
+                    ? "the file is truncated: \(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)"
+                    : "\(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)",
                 byteOffset: length)
         }
         let trailer = length - BPlistFormat.trailerSize
@@ -62,8 +65,30 @@
         let rawTop = Self.bigEndian(bytes, at: trailer + BPlistFormat.trailerTopObjectField, width: 8)
         let rawTable = Self.bigEndian(bytes, at: trailer + BPlistFormat.trailerTableOffsetField, width: 8)
 
+        // A file cut short ends in object or offset-table bytes, not in a trailer. A trailer as
+        // writers leave it has six zero bytes before the widths, widths of 1 to 8, an object
+        // count of 1 to the file's length, a top object below that count and an offset table
+        // between the header and the trailer. Bytes that break two or more of these are not a trailer, and
+        // the file is most likely truncated: each check below then fails with `.truncated`.
+        // Bytes that break one are a trailer with a bad field (damaged in place, or crafted):
+        // `.invalidTrailer` at that field. Cutting real archives at every length breaks three or
+        // more (`ReaderTruncationTests`); the deliberately broken trailers among the fixtures break one.
+        let unusedBytesSet = (0..<BPlistFormat.trailerOffsetSizeField).contains { bytes[trailer + $0] != 0 }
+        let brokenProperties = [
+            unusedBytesSet,
+            !(1...8).contains(offsetSize),
+            !(1...8).contains(refSize),
+            rawCount < 1 || rawCount > UInt64(length),
+            rawTop >= max(rawCount, 1),
+            rawTable < UInt64(BPlistFormat.headerSize + 1) || rawTable > UInt64(trailer),
+        ].count(where: { $0 })
+        let isCut = brokenProperties >= 2
+
         func bad(_ field: Int, _ reason: String) -> ArchiveError {
-            ArchiveError(.invalidTrailer, reason: reason, byteOffset: trailer + field)
+            isCut
+                ? ArchiveError(
+                    .truncated, reason: "the file is truncated or its trailer is damaged: " + reason, byteOffset: trailer + field)
+                : ArchiveError(.invalidTrailer, reason: reason, byteOffset: trailer + field)
         }
         guard (1...8).contains(offsetSize) else {
             throw bad(BPlistFormat.trailerOffsetSizeField, "the offset-table entry width is \(offsetSize); it must be 1 to 8 bytes")
@@ -78,12 +103,6 @@
             throw bad(BPlistFormat.trailerObjectCountField, "the trailer declares \(rawCount) objects in a file of \(length) bytes")
         }
         let count = Int(rawCount)
-        guard count <= maximumObjectCount else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the file declares \(count) objects, more than the maximum of \(maximumObjectCount) (raise maximumObjectCount to read it)",
-                byteOffset: trailer + BPlistFormat.trailerObjectCountField)
-        }
         guard rawTop < rawCount else {
             throw bad(BPlistFormat.trailerTopObjectField, "the top object index \(rawTop) is not below the object count \(count)")
         }
@@ -104,6 +123,14 @@
         }
         if offsetSize < 8, UInt64(tableOffset) > (UInt64(1) << UInt64(8 * offsetSize)) - 1 {
             throw bad(BPlistFormat.trailerOffsetSizeField, "offsets of \(offsetSize) bytes cannot address the offset table at byte \(tableOffset)")
+        }
+
+        // After the trailer checks, so that a truncated file is reported as truncated.
+        guard count <= maximumObjectCount else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the file declares \(count) objects, more than the maximum of \(maximumObjectCount) (raise maximumObjectCount to read it)",
+                byteOffset: trailer + BPlistFormat.trailerObjectCountField)
         }
 
         // One pass over the table for its lowest and highest entry; the entry at fault is
