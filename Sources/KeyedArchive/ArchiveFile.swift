@@ -17,20 +17,49 @@ import Foundation
 /// let settings = try loaded.decode(Settings.self, forKey: "settings")
 /// ```
 ///
-/// Setting a key of a file read from disk replaces that key; the file's other keys are kept
-/// as they were (their objects are copied over unchanged) when it is written again.
+/// ``set(_:forKey:)`` archives the value when it is called: changing a class instance afterwards
+/// does not change what the file holds. Values set one after another share the instances they
+/// have in common; once a key is set a second time, or a key just set is decoded, what was set
+/// before is kept as archived and later values are archived on their own. Setting a key of a file
+/// read from disk replaces that key; the file's other keys are kept as they were (their objects are
+/// copied over unchanged) when it is written again.
 public struct ArchiveFile {
-    /// Values set since the file was created or read, in order, as encoding steps.
-    private var entries: [(key: String, encode: (KeyedArchiver) throws -> Void)] = []
-    /// The archive read from disk, if any.
-    private var source: Source?
+    /// The archive the file started from (read from disk, or made of earlier sets), if any.
+    private var base: Snapshot?
+    /// The keys of `base` that are still the file's, in order.
+    private var baseKeys: [String] = []
+    /// Values archived since `base`, in one archive so that they share their instances.
+    private var pending: Pending?
 
-    private final class Source {
-        let unarchiver: KeyedUnarchiver
+    /// A finished archive and the unarchiver that reads it, made on first use.
+    private final class Snapshot {
         let data: Data
-        init(data: Data, options: KeyedUnarchiver.Options) throws {
+        let unarchiver: KeyedUnarchiver
+        init(data: Data, options: KeyedUnarchiver.Options = .init()) throws {
             self.data = data
             unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
+        }
+    }
+
+    /// An archive being added to; finished (and then read-only) when its bytes are first needed.
+    private final class Pending {
+        private let archiver = KeyedArchiver()
+        private(set) var keys: [String] = []
+        private var finished: Snapshot?
+
+        /// Whether `key` can be added: the archive is not finished and does not have the key yet.
+        func accepts(_ key: String) -> Bool { finished == nil && !keys.contains(key) }
+
+        func encode<T>(_ value: T, forKey key: String) throws {
+            try archiver.encode(value, forKey: key)
+            keys.append(key)
+        }
+
+        func snapshot() throws -> Snapshot {
+            if let finished { return finished }
+            let made = try Snapshot(data: try archiver.encodedData)
+            finished = made
+            return made
         }
     }
 
@@ -48,48 +77,61 @@ public struct ArchiveFile {
         } catch {
             throw ArchiveError(.io, reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
-        source = try Source(data: data, options: options)
+        let snapshot = try Snapshot(data: data, options: options)
+        base = snapshot
+        baseKeys = snapshot.unarchiver.allKeys
     }
 
     /// The top-level keys: those read from disk, then those set, without repeats.
     public var keys: [String] {
-        var keys = source?.unarchiver.allKeys ?? []
-        for entry in entries where !keys.contains(entry.key) { keys.append(entry.key) }
+        var keys = baseKeys
+        for key in pending?.keys ?? [] where !keys.contains(key) { keys.append(key) }
         return keys
     }
 
-    /// Sets `value` under `key`, replacing any value the key had.
+    /// Archives `value` under `key` now, replacing any value the key had.
     ///
-    /// - Throws: ``ArchiveError`` if the value cannot be archived; the file is then unchanged.
+    /// - Throws: ``ArchiveError`` if the value cannot be archived (or could not be read back, as
+    ///   a `let` field of a reflection-coded type); the file is then unchanged.
     public mutating func set<T>(_ value: T, forKey key: String) throws {
-        let step: (KeyedArchiver) throws -> Void = { try $0.encode(value, forKey: key) }
-        try step(KeyedArchiver())  // fails here, before the file changes, if the value cannot be archived
-        entries.removeAll { $0.key == key }
-        entries.append((key, step))
+        if pending != nil, !(isKnownUniquelyReferenced(&pending) && pending?.accepts(key) == true) {
+            // This archive can take no more values (or is shared with a copy of this file):
+            // what it holds becomes the base, and a new one starts.
+            let snapshot = try Snapshot(data: try encoded())
+            base = snapshot
+            baseKeys = keys
+            pending = nil
+        }
+        let target = pending ?? Pending()
+        try target.encode(value, forKey: key)
+        pending = target
     }
 
     /// Decodes the value under `key` as `type`.
     ///
     /// - Throws: `.keyNotFound` for an unknown key, or any decoding error.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
-        if entries.contains(where: { $0.key == key }) {
-            return try KeyedUnarchiver.decode(type, forKey: key, from: try encoded())
+        if let pending, pending.keys.contains(key) {
+            return try pending.snapshot().unarchiver.decode(type, forKey: key)
         }
-        guard let source else {
+        guard let base, baseKeys.contains(key) else {
             throw ArchiveError(.keyNotFound, reason: "the file has no key \"\(key)\" (it has \(keys))", keyPath: key)
         }
-        return try source.unarchiver.decode(type, forKey: key)
+        return try base.unarchiver.decode(type, forKey: key)
     }
 
     /// The whole archive as bytes.
+    ///
+    /// - Throws: ``ArchiveError`` if the archive cannot be finished.
     public func encoded() throws -> Data {
+        let added = pending?.keys ?? []
+        let kept = baseKeys.filter { !added.contains($0) }
+        if let base, kept.isEmpty, added.isEmpty, base.unarchiver.allKeys == baseKeys { return base.data }
+        if kept.isEmpty, let pending { return try pending.snapshot().data }
         let archiver = KeyedArchiver()
-        if let source {
-            let replaced = Set(entries.map(\.key))
-            let kept = source.unarchiver.allKeys.filter { !replaced.contains($0) }
-            if !kept.isEmpty { try archiver.keep(kept, of: source.data) }
-        }
-        for entry in entries { try entry.encode(archiver) }
+        if let base, !kept.isEmpty { try archiver.keep(kept, of: base.data) }
+        if let pending { try archiver.keep(added, of: try pending.snapshot().data) }
+        archiver.orderTop(like: keys)
         return try archiver.encodedData
     }
 
