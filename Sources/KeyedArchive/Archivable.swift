@@ -30,10 +30,19 @@ public protocol Archivable {
     static var transientFields: Set<String> { get }
     /// The class name written to archives. Default nil: the module-qualified type name.
     static var archiveClassName: String? { get }
+    /// Class names this type was archived under before (a renamed or moved type), read as this
+    /// type; `ArchiveStore.load(_:)` also finds values saved under them. Default: none.
+    static var archiveLegacyClassNames: [String] { get }
 }
 
 extension Archivable {
     public static var archiveKeys: [String: String] { [:] }
     public static var transientFields: Set<String> { [] }
     public static var archiveClassName: String? { nil }
+    public static var archiveLegacyClassNames: [String] { [] }
+}
+
+extension Archivable where Self: KeyedCoding {
+    /// The one default for a type adopting both protocols (``KeyedCoding`` codes it).
+    public static var archiveLegacyClassNames: [String] { [] }
 }

@@ -26,10 +26,14 @@ public protocol KeyedCoding {
     init(from coder: KeyedDecodingCoder) throws
     /// The class name written to archives. Default nil: the module-qualified type name.
     static var archiveClassName: String? { get }
+    /// Class names this type was archived under before (a renamed or moved type), read as this
+    /// type. Default: none.
+    static var archiveLegacyClassNames: [String] { get }
 }
 
 extension KeyedCoding {
     public static var archiveClassName: String? { nil }
+    public static var archiveLegacyClassNames: [String] { [] }
 }
 
 /// The archiver's view of one object being encoded by ``KeyedCoding/encode(with:)``.
@@ -104,6 +108,7 @@ extension OptionalCoder: AbsentAsNil {
 final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable {
     private let name = K.archiveClassName ?? String(reflecting: K.self)
     override var className: String? { name }
+    override var legacyClassNames: [String] { K.archiveLegacyClassNames }
 
     override func encode(_ value: K, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeObject(value, className: name, allowsCycles: false) { _ in
@@ -112,7 +117,7 @@ final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> K {
-        try unarchiver.decodeObject(reference, as: K.self, ownName: name, registersEarly: false) { dict, _ in
+        try unarchiver.decodeObject(reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, registersEarly: false) { dict, _ in
             try K(from: KeyedDecodingCoder(core: unarchiver, dict: dict))
         }
     }

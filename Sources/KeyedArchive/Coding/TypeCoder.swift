@@ -11,6 +11,9 @@ class TypeCoder: @unchecked Sendable {  // immutable after init
     /// The class name this type is archived under, if it is archived as a coded object.
     var className: String? { nil }
 
+    /// Earlier class names read as this type (`archiveLegacyClassNames`).
+    var legacyClassNames: [String] { [] }
+
     /// Encodes the value stored at `pointer` as a field (scalars inline); returns the table index to store.
     func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
         fatalError("abstract")

@@ -391,7 +391,11 @@ final class UnarchiverCore {
         if let mapped = classMap[name] { return mapped }
         if registeredByName == nil {
             var index: [String: Any.Type] = [:]
-            for type in registered { index[archiveClassName(of: type)] = type }
+            for type in registered {
+                let coder = coders.coder(for: type)
+                for legacy in coder.legacyClassNames where index[legacy] == nil { index[legacy] = type }
+                index[coder.className ?? String(reflecting: type)] = type
+            }
             registeredByName = index
         }
         return registeredByName?[name]

@@ -18,6 +18,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     override var className: String? { name }
+    override var legacyClassNames: [String] { A.archiveLegacyClassNames }
 
     /// The layout, built (or its failure found) on the first call; ``withLayout(_:)`` is the
     /// path the coders take once it is built.
@@ -117,7 +118,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     private func decode(_ reference: Int, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) throws -> A {
-        try unarchiver.decodeObject(reference, as: A.self, ownName: name, registersEarly: true) { dict, register in
+        try unarchiver.decodeObject(reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, registersEarly: true) { dict, register in
             if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
             if isClass {
                 let instance = A()
