@@ -93,6 +93,13 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         var coders = CoderCache()
         let superclasses = chain.dropFirst().map(\.subjectType)
         let superclassNames = superclasses.map { coders.coder(for: $0).className ?? String(reflecting: $0) }
+        if let shared = zip(superclasses, superclassNames).first(where: { $0.1 == className }) {
+            // A `static var archiveClassName` in a base class is inherited: the subclass would be
+            // read back as its base class.
+            throw ArchiveError(
+                .notArchivable,
+                reason: "\(typeName) and its superclass \(String(reflecting: shared.0)) are both archived as \"\(className)\", so one would be read back as the other; declare archiveClassName as a class var in \(String(reflecting: shared.0)) and override it in \(typeName)")
+        }
         let storedNames = Set(names)
         var fields: [Field] = []
         var keys: Set<String> = []
