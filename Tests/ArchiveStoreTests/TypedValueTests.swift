@@ -50,20 +50,27 @@ struct TypedValueTests {
         #expect(store.data(forKey: "none") == nil)
     }
 
-    @Test func wrongTypesGiveDefaults() throws {
+    @Test func kindsWithoutAConversionGiveDefaults() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.set("12", forKey: "string")
         try store.set(Data([1]), forKey: "data")
+        try store.set(Date(timeIntervalSinceReferenceDate: 5), forKey: "date")
         try store.save([1, 2], forKey: "array")
-        #expect(store.integer(forKey: "string") == 0)
-        #expect(store.double(forKey: "string") == 0)
-        #expect(store.bool(forKey: "string") == false)
-        #expect(store.url(forKey: "string") == nil)
-        #expect(store.date(forKey: "array") == nil)
-        #expect(store.string(forKey: "data") == nil)
-        #expect(store.data(forKey: "string") == nil)
-        #expect(store.integer(forKey: "array") == 0)
+        try store.save(["a": 1], forKey: "dictionary")
+        try store.save(UInt64.max, forKey: "huge")
+        try store.save(Settings(theme: "dark", fontSize: 18), forKey: "model")
+        for key in ["data", "date", "array", "dictionary", "huge", "model"] {
+            #expect(store.integer(forKey: key) == 0, "\(key)")
+            #expect(store.double(forKey: key) == 0, "\(key)")
+            #expect(store.float(forKey: key) == 0, "\(key)")
+            #expect(store.bool(forKey: key) == false, "\(key)")
+            #expect(store.string(forKey: key) == nil, "\(key)")
+            #expect(store.url(forKey: key) == nil, "\(key)")
+        }
+        #expect(store.date(forKey: "data") == nil)
+        #expect(store.data(forKey: "date") == nil)
+        #expect(store.data(forKey: "array") == nil)
+        #expect(store.date(forKey: "huge") == nil)
     }
 
     @Test func expiredAndUnreadableValuesGiveDefaults() throws {
