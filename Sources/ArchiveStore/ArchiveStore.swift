@@ -44,9 +44,15 @@ import Darwin
 /// <directory>/key-^user^settings.archive    key "UserSettings" (^ marks an uppercase letter)
 /// <directory>/key-a%2fb.archive             key "a/b" (% and hex for every other byte)
 /// <directory>/ns-%2b44%2020.../             namespace "+44 20..."; its keys and namespaces inside
+/// <directory>/ns-<cut name>~<hash>/.namespace   the full name of a namespace with a long name
 /// ```
 /// Names longer than 255 bytes are cut and end with a SHA-256 prefix; the key inside the file
-/// then tells the key.
+/// (or a namespace's `.namespace` file) then tells the name. ``directory`` is this folder and
+/// ``namespaces`` lists the namespaces in it.
+///
+/// **Configuration.** ``register(_:)``, ``setClass(_:forClassName:)``, ``unarchiverOptions`` and
+/// ``register(defaults:)`` configure how values are read; the store you open and every
+/// namespace made from it share one configuration.
 ///
 /// **Durability.** A save encodes the value first (an unencodable value throws before the disk
 /// is touched), writes a temporary file in the same directory, flushes it to disk, renames it
