@@ -104,7 +104,7 @@ extension ArchiveStore {
     /// there is neither.
     private func typedValue(forKey key: String) -> TypedValue? {
         let configuration = configuration.withLock { $0 }
-        guard let record = (try? record(forKey: key, configuration: configuration)) ?? nil else {
+        guard let record = try? record(forKey: key, configuration: configuration) else {
             return configuration.defaults[key]
         }
         guard let value = try? record.decodeValue(Any.self) else { return .other }

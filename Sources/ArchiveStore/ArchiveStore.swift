@@ -489,7 +489,8 @@ public final class ArchiveStore: Sendable {
         defer { withExtendedLifetime(lock) {} }
         // No save can rename a file while the exclusive lock is held: read it again to be sure
         // it is the expired one, not a value saved since.
-        guard let data = try? directory.readFile(fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+        let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
+        guard let data = try? directory.readFile(fileName, maximumSize: maximumSize),
             let record = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration),
             record.isExpired(at: Date())
         else { return }

@@ -131,7 +131,8 @@ enum TypedValue: Sendable {
         switch self {
         case .url(let value): value
         case .string(let value): URL(fileURLWithPath: NSString(string: value).expandingTildeInPath)
-        case .data(let value): try? KeyedUnarchiver(forReadingFrom: value, options: options).decode(URL.self, forKey: StoreFormat.rootKey)
+        case .data(let value):
+            try? KeyedUnarchiver(forReadingFrom: value, options: options).decode(URL.self, forKey: StoreFormat.rootKey)
         case .integer, .double, .float, .bool, .date, .other: nil
         }
     }

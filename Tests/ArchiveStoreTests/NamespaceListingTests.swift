@@ -52,7 +52,8 @@ struct NamespaceListingTests {
         try Data("mine".utf8).write(to: long.directory.appending(path: "notes.txt"))
         try fixture.store.removeAll()
         let folder = long.directory.lastPathComponent
-        #expect(StoreFixture.tree(at: fixture.directory) == [".lock", folder, "\(folder)/.namespace", "\(folder)/notes.txt"])
+        let tree = StoreFixture.tree(at: fixture.directory)
+        #expect(tree == [".lock", folder, "\(folder)/.namespace", "\(folder)/notes.txt"])
         #expect(fixture.store.namespaces == [Self.long])
 
         try FileManager.default.removeItem(at: long.directory.appending(path: "notes.txt"))

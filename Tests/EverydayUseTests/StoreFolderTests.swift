@@ -33,8 +33,8 @@ struct StoreFolderTests {
         // The folder is where the bytes are: an app can measure it.
         let names = try FileManager.default.contentsOfDirectory(atPath: alice.directory.path)
         let file = try #require(names.first { $0.hasPrefix("key-") })
-        let size = try FileManager.default.attributesOfItem(atPath: alice.directory.appending(path: file).path)[.size] as? Int
-        #expect((size ?? 0) > 10_000)
+        let attributes = try FileManager.default.attributesOfItem(atPath: alice.directory.appending(path: file).path)
+        #expect((attributes[.size] as? Int ?? 0) > 10_000)
 
         try alice.removeAll()
         #expect(!FileManager.default.fileExists(atPath: alice.directory.path))
@@ -46,8 +46,8 @@ struct StoreFolderTests {
         let store = try ArchiveStore(directory: folder.url)
         let long = String(repeating: "ü", count: 300) + "-end"
         let names = [
-            "+44 20 7946 0001", "Zoë", "caf\u{E9}", "cafe\u{301}", "日本語の名前", "👩‍👩‍👧", "a/b", "..", "", "UPPER", long,
-            long + "2",
+            "+44 20 7946 0001", "Zoë", "caf\u{E9}", "cafe\u{301}", "日本語の名前", "👩‍👩‍👧", "a/b", "..", "", "UPPER",
+            long, long + "2",
         ]
         #expect(store.namespaces.isEmpty)
         for name in names { try store.namespace(name).save(name, forKey: "name") }
@@ -61,7 +61,8 @@ struct StoreFolderTests {
         #expect(store.namespace("nobody").namespaces.isEmpty)
         // Each listed name opens its own values again.
         for name in store.namespaces where name != "parent" {
-            #expect(try store.namespace(name).load(String.self, forKey: "name").map { Array($0.utf8) } == Array(name.utf8))
+            let value = try store.namespace(name).load(String.self, forKey: "name")
+            #expect(value.map { Array($0.utf8) } == Array(name.utf8))
         }
     }
 

@@ -133,7 +133,9 @@ final class Directory {
         var length = 0
         while true {
             if length == data.count {
-                guard data.count <= maximumSize else { throw tooLarge(name, size: "more than \(maximumSize)", maximumSize) }
+                guard data.count <= maximumSize else {
+                    throw tooLarge(name, size: "more than \(maximumSize)", maximumSize)
+                }
                 data.count *= 2
             }
             let count = data.withUnsafeMutableBytes { buffer in
