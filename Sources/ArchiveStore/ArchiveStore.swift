@@ -44,9 +44,15 @@ import Darwin
 /// <directory>/key-^user^settings.archive    key "UserSettings" (^ marks an uppercase letter)
 /// <directory>/key-a%2fb.archive             key "a/b" (% and hex for every other byte)
 /// <directory>/ns-%2b44%2020.../             namespace "+44 20..."; its keys and namespaces inside
+/// <directory>/ns-<cut name>~<hash>/.namespace   the full name of a namespace with a long name
 /// ```
 /// Names longer than 255 bytes are cut and end with a SHA-256 prefix; the key inside the file
-/// then tells the key.
+/// (or a namespace's `.namespace` file) then tells the name. ``directory`` is this folder and
+/// ``namespaces`` lists the namespaces in it.
+///
+/// **Configuration.** ``register(_:)``, ``setClass(_:forClassName:)``, ``unarchiverOptions`` and
+/// ``register(defaults:)`` configure how values are read; the store you open and every
+/// namespace made from it share one configuration.
 ///
 /// **Durability.** A save encodes the value first (an unencodable value throws before the disk
 /// is touched), writes a temporary file in the same directory, flushes it to disk, renames it
@@ -71,7 +77,9 @@ public final class ArchiveStore: Sendable {
     /// The directory given to ``init(directory:)``: the root of every namespace, home of `.lock`.
     private let rootPath: String
     /// Namespace names, outermost first, from the root to this store.
-    private let namespaces: [String]
+    private let namespacePath: [String]
+    /// Shared by the root store and every namespace made from it.
+    let configuration: Locked<StoreConfiguration>
     /// Numbers temporary file names (with the process id and a random part), shared by the
     /// threads saving through this instance.
     private let temporaryFileCount = Atomic<UInt64>(0)
@@ -94,17 +102,24 @@ public final class ArchiveStore: Sendable {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
         rootPath = path
-        namespaces = []
+        namespacePath = []
+        configuration = Locked(StoreConfiguration())
     }
 
-    private init(rootPath: String, namespaces: [String]) {
+    private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>) {
         self.rootPath = rootPath
-        self.namespaces = namespaces
+        self.namespacePath = namespacePath
+        self.configuration = configuration
     }
 
-    /// This store's directory: the root directory, or the namespace's directory inside it.
-    package var directory: URL {
-        let components = namespaces.map(StoreFileName.namespaceDirectoryName(for:))
+    /// This store's directory: the directory given to ``init(directory:)`` (standardized), or
+    /// for a namespace its own directory inside its parent's.
+    ///
+    /// A namespace's directory exists from its first save until ``removeAll()`` empties it; it
+    /// may not exist yet. Use it to measure the store's size, to exclude it from backups, or to
+    /// look at its files (each one a keyed archive `karchive dump` reads). Write nothing into it.
+    public var directory: URL {
+        let components = namespacePath.map(StoreFileName.namespaceDirectoryName(for:))
         return components.reduce(URL(fileURLWithPath: rootPath, isDirectory: true)) {
             $0.appending(path: $1, directoryHint: .isDirectory)
         }
@@ -114,14 +129,15 @@ public final class ArchiveStore: Sendable {
     ///
     /// Any string names a namespace (it is encoded like a key, as a subdirectory `ns-<escaped>`
     /// that cannot collide with key files); namespaces nest. Nothing is created until a value
-    /// is saved in it.
+    /// is saved in it. The namespace shares this store's configuration (registered types,
+    /// class names, limits and registered defaults; see ``register(_:)``).
     ///
     /// ```swift
     /// let alice = store.namespace("+15551234567")
     /// try alice.save(cart, forKey: "cart")
     /// ```
     public func namespace(_ name: String) -> ArchiveStore {
-        ArchiveStore(rootPath: rootPath, namespaces: namespaces + [name])
+        ArchiveStore(rootPath: rootPath, namespacePath: namespacePath + [name], configuration: configuration)
     }
 
     // MARK: - Saving
@@ -169,21 +185,17 @@ public final class ArchiveStore: Sendable {
     /// An expired value is deleted (unless a save of the key is running at that moment; then the
     /// next load or ``removeExpired()`` deletes it).
     ///
+    /// Decoding uses the store's configuration: the types given to ``register(_:)`` and
+    /// ``setClass(_:forClassName:)`` and the limits in ``unarchiverOptions``.
+    ///
     /// - Throws: `ArchiveError`: `.typeMismatch` (and the unarchiver's other decoding codes)
-    ///   when the value is not a `type`; for a damaged or foreign file the reader's code
-    ///   (`.notPropertyList`, `.truncated`, `.invalidArchive`...), naming the file, which is left
-    ///   in place; `.io` when the file cannot be read.
+    ///   when the value is not a `type`; `.unknownClass` for a subclass or other type that was
+    ///   not registered; for a damaged or foreign file the reader's code (`.notPropertyList`,
+    ///   `.truncated`, `.invalidArchive`...), naming the file, which is left in place;
+    ///   `.sizeLimit` for a file or value beyond ``unarchiverOptions``; `.io` when the file
+    ///   cannot be read.
     public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
-        let fileName = StoreFileName.keyFileName(for: key)
-        guard let (root, directory) = try openDirectories(creating: false),
-            let data = try directory.readFile(fileName)
-        else { return nil }
-        let record = try StoreRecord(data, path: directory.path(of: fileName))
-        try record.check(key: key, hashedName: StoreFileName.isHashed(fileName))
-        if record.isExpired(at: Date()) {
-            deleteIfExpired(fileName, in: directory, root: root)
-            return nil
-        }
+        guard let record = try record(forKey: key, configuration: configuration.withLock { $0 }) else { return nil }
         return try record.decodeValue(type)
     }
 
@@ -199,11 +211,20 @@ public final class ArchiveStore: Sendable {
     /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)``
     /// then throws). Deletes nothing.
     public func contains(_ key: String) -> Bool {
+        let configuration = configuration.withLock { $0 }
         let fileName = StoreFileName.keyFileName(for: key)
-        guard let (_, directory) = try? openDirectories(creating: false),
-            let data = try? directory.readFile(fileName)
-        else { return false }
-        guard let record = try? StoreRecord(data, path: directory.path(of: fileName)) else { return true }
+        guard let (_, directory) = try? openDirectories(creating: false) else { return false }
+        let data: Data?
+        do {
+            data = try directory.readFile(fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
+        } catch let error as ArchiveError where error.code == .sizeLimit {
+            return true  // beyond the store's limits: a damaged file
+        } catch {
+            return false
+        }
+        guard let data else { return false }
+        guard let record = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
+        else { return true }
         return !record.isExpired(at: Date())
     }
 
@@ -213,6 +234,8 @@ public final class ArchiveStore: Sendable {
     /// Reads each file's metadata. A damaged file is listed if its name spells its key (any key
     /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
     public var keys: [String] {
+        let configuration = configuration.withLock { $0 }
+        let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
         guard let (_, directory) = try? openDirectories(creating: false),
             let names = try? directory.entries()
         else { return [] }
@@ -221,22 +244,64 @@ public final class ArchiveStore: Sendable {
         for name in names {
             switch StoreFileName.classify(name) {
             case .key(let key):
-                guard let data = try? directory.readFile(name) else { continue }
-                if let record = try? StoreRecord(data, path: directory.path(of: name)), record.isExpired(at: now) {
+                let data: Data
+                do {
+                    guard let read = try directory.readFile(name, maximumSize: maximumSize) else { continue }
+                    data = read
+                } catch let error as ArchiveError where error.code == .sizeLimit {
+                    keys.append(key)  // beyond the store's limits: a damaged file, listed by its name
+                    continue
+                } catch {
+                    continue
+                }
+                if let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
+                    record.isExpired(at: now)
+                {
                     continue
                 }
                 keys.append(key)
             case .hashedKey:
-                guard let data = try? directory.readFile(name),
-                    let record = try? StoreRecord(data, path: directory.path(of: name)),
+                guard let data = try? directory.readFile(name, maximumSize: maximumSize),
+                    let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
                     let key = record.key, StoreFileName.keyFileName(for: key) == name, !record.isExpired(at: now)
                 else { continue }
                 keys.append(key)
-            case .namespace, .temporary, .other:
+            case .namespace, .hashedNamespace, .temporary, .other:
                 continue
             }
         }
         return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The names of the namespaces directly inside this one, exactly as given to
+    /// ``namespace(_:)``, ordered by their UTF-8 bytes.
+    ///
+    /// A namespace is listed once a value was saved in it (or in a namespace nested in it) and
+    /// until ``removeAll()`` removes it; removing its values one by one leaves it listed, empty.
+    /// A name too long for a file name is read from the `.namespace` file its directory keeps;
+    /// a directory whose name does not decode, or that lost that file, is left out. Empty
+    /// when the directory cannot be read.
+    public var namespaces: [String] {
+        guard let (_, directory) = try? openDirectories(creating: false),
+            let entries = try? directory.entries()
+        else { return [] }
+        var names: [String] = []
+        for entry in entries {
+            switch StoreFileName.classify(entry) {
+            case .namespace(let name):
+                guard (try? Self.nestedDirectory(entry, in: directory)) != nil else { continue }
+                names.append(name)
+            case .hashedNamespace:
+                guard let nested = try? Self.nestedDirectory(entry, in: directory),
+                    let name = Self.recordedName(in: nested),
+                    StoreFileName.namespaceDirectoryName(for: name) == entry
+                else { continue }
+                names.append(name)
+            case .key, .hashedKey, .temporary, .other:
+                continue
+            }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     // MARK: - Removing
@@ -266,7 +331,7 @@ public final class ArchiveStore: Sendable {
         let lock = try StoreLock.acquire(.exclusive, in: root)
         defer { withExtendedLifetime(lock) {} }
         var chain = [root]
-        for name in namespaces {
+        for name in namespacePath {
             guard
                 let next = try chain[chain.count - 1].subdirectory(
                     StoreFileName.namespaceDirectoryName(for: name), create: false)
@@ -274,7 +339,7 @@ public final class ArchiveStore: Sendable {
             chain.append(next)
         }
         try Self.removeEverything(in: chain[chain.count - 1])
-        if chain.count >= 2, let name = namespaces.last {
+        if chain.count >= 2, let name = namespacePath.last {
             let parent = chain[chain.count - 2]
             try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
             try parent.sync()
@@ -293,7 +358,7 @@ public final class ArchiveStore: Sendable {
         let lock = try StoreLock.acquire(.exclusive, in: root)
         defer { withExtendedLifetime(lock) {} }
         guard let directory = try subdirectories(from: root, creating: false) else { return }
-        try Self.removeExpired(in: directory, now: Date())
+        try Self.removeExpired(in: directory, now: Date(), configuration: configuration.withLock { $0 })
     }
 
     // MARK: - Internals
@@ -307,6 +372,24 @@ public final class ArchiveStore: Sendable {
             return archivable.archiveClassName ?? String(reflecting: type)
         }
         return String(reflecting: type)
+    }
+
+    /// The unexpired record stored under `key`, read under `configuration`; nil when there is
+    /// none or it expired (an expired one is deleted, see ``load(_:forKey:)``).
+    ///
+    /// - Throws: as ``load(_:forKey:)``, for a file that cannot be read or is not `key`'s.
+    func record(forKey key: String, configuration: StoreConfiguration) throws -> StoreRecord? {
+        let fileName = StoreFileName.keyFileName(for: key)
+        guard let (root, directory) = try openDirectories(creating: false),
+            let data = try directory.readFile(fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
+        else { return nil }
+        let record = try StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
+        try record.check(key: key, hashedName: StoreFileName.isHashed(fileName))
+        if record.isExpired(at: Date()) {
+            deleteIfExpired(fileName, in: directory, root: root, configuration: configuration)
+            return nil
+        }
+        return record
     }
 
     /// The root directory and this store's directory; nil when one of them does not exist and
@@ -329,15 +412,41 @@ public final class ArchiveStore: Sendable {
     }
 
     /// This store's directory, walked from `root` one namespace at a time without following links.
+    ///
+    /// When `creating`, missing directories are created, and each namespace directory with a
+    /// hashed name gets its `.namespace` file (the caller holds the lock shared).
     private func subdirectories(from root: Directory, creating: Bool) throws -> Directory? {
         var directory = root
-        for name in namespaces {
-            guard
-                let next = try directory.subdirectory(StoreFileName.namespaceDirectoryName(for: name), create: creating)
-            else { return nil }
+        for name in namespacePath {
+            let directoryName = StoreFileName.namespaceDirectoryName(for: name)
+            guard let next = try directory.subdirectory(directoryName, create: creating) else { return nil }
+            if creating, StoreFileName.isHashed(directoryName) { try recordName(name, in: next) }
             directory = next
         }
         return directory
+    }
+
+    /// Writes `name` durably as the `.namespace` file of its directory, unless it is there.
+    private func recordName(_ name: String, in directory: Directory) throws {
+        guard try directory.status(of: StoreFormat.namespaceNameFileName) == nil else { return }
+        let temporary = temporaryFileName()
+        try directory.createDurableFile(temporary, content: Data(name.utf8))
+        do {
+            try directory.rename(temporary, to: StoreFormat.namespaceNameFileName)
+        } catch {
+            _ = try? directory.removeFile(temporary)
+            throw error
+        }
+        try directory.sync()
+    }
+
+    /// The name a namespace directory's `.namespace` file holds; nil if it has none.
+    private static func recordedName(in directory: Directory) -> String? {
+        guard
+            let data = try? directory.readFile(
+                StoreFormat.namespaceNameFileName, maximumSize: StoreFormat.maximumNamespaceNameFileSize)
+        else { return nil }
+        return String(validating: data, as: UTF8.self)
     }
 
     /// Writes `content` as `fileName` in this store's directory: temporary file, flush, rename, flush.
@@ -373,13 +482,16 @@ public final class ArchiveStore: Sendable {
 
     /// Deletes `fileName` if it is still expired once the exclusive lock is held; gives up
     /// quietly when the lock is busy (a save is running) or the file cannot be read.
-    private func deleteIfExpired(_ fileName: String, in directory: Directory, root: Directory) {
+    private func deleteIfExpired(
+        _ fileName: String, in directory: Directory, root: Directory, configuration: StoreConfiguration
+    ) {
         guard let lock = StoreLock.tryExclusive(in: root) else { return }
         defer { withExtendedLifetime(lock) {} }
         // No save can rename a file while the exclusive lock is held: read it again to be sure
         // it is the expired one, not a value saved since.
-        guard let data = try? directory.readFile(fileName),
-            let record = try? StoreRecord(data, path: directory.path(of: fileName)),
+        let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
+        guard let data = try? directory.readFile(fileName, maximumSize: maximumSize),
+            let record = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration),
             record.isExpired(at: Date())
         else { return }
         if (try? directory.removeFile(fileName)) == true {
@@ -387,21 +499,27 @@ public final class ArchiveStore: Sendable {
         }
     }
 
-    private static func removeExpired(in directory: Directory, now: Date) throws {
+    private static func removeExpired(in directory: Directory, now: Date, configuration: StoreConfiguration) throws {
         var removed = false
         for name in try directory.entries() {
             switch StoreFileName.classify(name) {
             case .key, .hashedKey:
-                guard let data = try directory.readFile(name),
-                    let record = try? StoreRecord(data, path: directory.path(of: name)),
+                let data: Data?
+                do {
+                    data = try directory.readFile(name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
+                } catch let error as ArchiveError where error.code == .sizeLimit {
+                    continue  // beyond the store's limits: a damaged file, left in place
+                }
+                guard let data,
+                    let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
                     record.isExpired(at: now)
                 else { continue }
                 removed = try directory.removeFile(name) || removed
             case .temporary:
                 removed = try directory.removeFile(name) || removed
-            case .namespace:
+            case .namespace, .hashedNamespace:
                 if let nested = try nestedDirectory(name, in: directory) {
-                    try removeExpired(in: nested, now: now)
+                    try removeExpired(in: nested, now: now, configuration: configuration)
                 }
             case .other:
                 continue
@@ -417,13 +535,16 @@ public final class ArchiveStore: Sendable {
         return try directory.subdirectory(name, create: false)
     }
 
+    /// Removes every value and nested namespace in `directory`; its `.namespace` file too when
+    /// nothing else is left, so the directory can be removed (a directory kept for files the
+    /// store did not write keeps its name).
     private static func removeEverything(in directory: Directory) throws {
         var removed = false
         for name in try directory.entries() {
             switch StoreFileName.classify(name) {
             case .key, .hashedKey, .temporary:
                 removed = try directory.removeFile(name) || removed
-            case .namespace:
+            case .namespace, .hashedNamespace:
                 guard let nested = try nestedDirectory(name, in: directory) else { continue }
                 try removeEverything(in: nested)
                 try directory.removeDirectoryIfEmpty(name)
@@ -431,6 +552,9 @@ public final class ArchiveStore: Sendable {
             case .other:
                 continue
             }
+        }
+        if try directory.entries() == [StoreFormat.namespaceNameFileName] {
+            removed = try directory.removeFile(StoreFormat.namespaceNameFileName) || removed
         }
         if removed { try directory.sync() }
     }

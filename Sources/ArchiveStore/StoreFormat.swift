@@ -5,7 +5,8 @@
 /// - `key-<escaped key>.archive`: one keyed archive per key (see ``StoreFileName``);
 /// - `ns-<escaped namespace>/`: one directory per nested namespace, laid out the same way;
 /// - `.tmp-<pid>-<sequence>-<random>`: a save in progress (or one killed mid-way, swept later);
-/// - `.lock` (in the store's root directory only): the advisory lock file.
+/// - `.lock` (in the store's root directory only): the advisory lock file;
+/// - `.namespace` (in a namespace directory whose name is hashed): the namespace's full name.
 ///
 /// Escaped names use only `a-z 0-9 - _ ^ %`, so `key-` files, `ns-` directories and the
 /// dot-files above can never be mistaken for each other.
@@ -17,6 +18,10 @@ package enum StoreFormat {
     /// `$top` key of the expiry time, a real number of seconds since 2001-01-01 00:00:00 UTC
     /// (`Date.timeIntervalSinceReferenceDate`). Absent when the value never expires.
     package static let expiresKey = "expires"
+    /// The keyed archive's own top-level keys, where ``StoreRecord/valueIsFloat()`` finds the
+    /// stored value's object (the layout NSKeyedArchiver writes).
+    package static let topKey = "$top"
+    package static let objectsKey = "$objects"
 
     package static let keyFilePrefix = "key-"
     package static let keyFileExtension = ".archive"
@@ -27,10 +32,14 @@ package enum StoreFormat {
     package static let hashHexLength = 32
     package static let temporaryPrefix = ".tmp-"
     package static let lockFileName = ".lock"
+    /// In a namespace directory with a hashed name (see ``StoreFileName``): the namespace's full
+    /// name as UTF-8, so ``ArchiveStore/namespaces`` can give it back. Written durably before the
+    /// namespace's first value.
+    package static let namespaceNameFileName = ".namespace"
+    /// The longest namespace-name file read back.
+    package static let maximumNamespaceNameFileSize = 1 << 20
     /// The longest file name written: `NAME_MAX` of ext4, APFS, btrfs, XFS and NTFS.
     package static let maximumFileNameLength = 255
-    /// Files larger than this are not read (the unarchiver's default maximum archive size).
-    package static let maximumFileSize = 1 << 30
     /// Permissions of new files and directories, before the umask.
     package static let fileMode: UInt32 = 0o644
     package static let directoryMode: UInt32 = 0o755

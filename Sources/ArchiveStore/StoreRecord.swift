@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import PropertyList
 
 /// The content of a stored file: one keyed archive holding the value and the store's metadata.
 ///
@@ -13,6 +14,8 @@ import KeyedArchive
 /// `KeyedUnarchiver.unarchivedObject(ofType:from:)` reads its value.
 struct StoreRecord {
     private let unarchiver: KeyedUnarchiver
+    /// The file's bytes.
+    private let data: Data
     /// The file's path, for error messages.
     let path: String
     /// The key the file says it holds; nil for a plain keyed archive put there by hand.
@@ -33,18 +36,22 @@ struct StoreRecord {
         return try archiver.encodedData
     }
 
-    /// Opens a stored file's bytes and reads its metadata (not its value).
+    /// Opens a stored file's bytes under the store's limits and reads its metadata (not its value).
+    ///
+    /// The store's registered types and class names apply to ``decodeValue(_:)``.
     ///
     /// - Throws: the unarchiver's `ArchiveError` (`.notPropertyList`, `.truncated`,
-    ///   `.invalidArchive`...) with the path in its reason; `.invalidArchive` for an archive
-    ///   without a `root` value or with metadata of the wrong kind.
-    init(_ data: Data, path: String) throws {
+    ///   `.sizeLimit`, `.invalidArchive`...) with the path in its reason; `.invalidArchive` for an
+    ///   archive without a `root` value or with metadata of the wrong kind.
+    init(_ data: Data, path: String, configuration: StoreConfiguration) throws {
         self.path = path
+        self.data = data
         do {
-            unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+            unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: configuration.unarchiverOptions)
         } catch let error as ArchiveError {
             throw ArchiveError.unreadableFile(path: path, error)
         }
+        configuration.configure(unarchiver)
         guard unarchiver.containsValue(forKey: StoreFormat.rootKey) else {
             throw ArchiveError.foreignFile(
                 path: path, "is a keyed archive without a \"root\" value, not a stored value")
@@ -92,6 +99,25 @@ struct StoreRecord {
             throw ArchiveError(
                 error.code, reason: "\(path): \(error.reason)", byteOffset: error.byteOffset,
                 objectIndex: error.objectIndex, keyPath: error.keyPath)
+        }
+    }
+
+    /// True when the stored value is a property-list real of 4 bytes (a `Float`).
+    ///
+    /// The unarchiver reads every real as a `Double`; this tells the two widths apart by reading
+    /// the file's objects again, so it is meant for small values (a typed value's file).
+    func valueIsFloat() -> Bool {
+        guard case .dict(let archive)? = try? BPlistReader().read(data),
+            case .dict(let top)? = archive[StoreFormat.topKey]
+        else { return false }
+        switch top[StoreFormat.rootKey] {
+        case .float?: return true
+        case .uid(let uid)?:
+            guard case .array(let objects)? = archive[StoreFormat.objectsKey],
+                let index = Int(exactly: uid), index < objects.count, case .float = objects[index]
+            else { return false }
+            return true
+        default: return false
         }
     }
 

@@ -91,23 +91,28 @@ struct StoreFileNameTests {
     @Test(arguments: [
         ".lock", ".tmp-1-2-3", "key-%41.archive", "key-A.archive", "key-a.Archive", "key-%4.archive",
         "key-%ff.archive", "key-^.archive", "key-a~short.archive", "readme.txt", "ns-A", "key-a.b.archive",
+        "ns-%ff", "ns-%41", "ns-a~short", ".namespace",
     ])
     func foreignAndNonCanonicalNamesAreNotKeys(name: String) {
         switch StoreFileName.classify(name) {
-        case .key, .hashedKey, .namespace: Issue.record("\(name) was read as a store name")
+        case .key, .hashedKey, .namespace, .hashedNamespace: Issue.record("\(name) was read as a store name")
         case .temporary, .other: break
         }
     }
 
     @Test func namespacesAndKeysNeverShareAName() {
-        for text in ["a", "", "key-a.archive", "ns-a", ".lock"] {
+        for text in ["a", "", "key-a.archive", "ns-a", ".lock", ".namespace", "caf\u{E9}", "\u{0}"] {
             let namespace = StoreFileName.namespaceDirectoryName(for: text)
-            #expect(StoreFileName.classify(namespace) == .namespace)
+            guard case .namespace(let back) = StoreFileName.classify(namespace) else {
+                Issue.record("\(namespace) did not classify as a namespace")
+                continue
+            }
+            #expect(sameBytes(back, text))
             #expect(namespace != StoreFileName.keyFileName(for: text))
         }
         #expect(
             StoreFileName.classify(StoreFileName.namespaceDirectoryName(for: String(repeating: "n", count: 400)))
-                == .namespace)
+                == .hashedNamespace)
     }
 }
 

@@ -50,20 +50,27 @@ struct TypedValueTests {
         #expect(store.data(forKey: "none") == nil)
     }
 
-    @Test func wrongTypesGiveDefaults() throws {
+    @Test func kindsWithoutAConversionGiveDefaults() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.set("12", forKey: "string")
         try store.set(Data([1]), forKey: "data")
+        try store.set(Date(timeIntervalSinceReferenceDate: 5), forKey: "date")
         try store.save([1, 2], forKey: "array")
-        #expect(store.integer(forKey: "string") == 0)
-        #expect(store.double(forKey: "string") == 0)
-        #expect(store.bool(forKey: "string") == false)
-        #expect(store.url(forKey: "string") == nil)
-        #expect(store.date(forKey: "array") == nil)
-        #expect(store.string(forKey: "data") == nil)
-        #expect(store.data(forKey: "string") == nil)
-        #expect(store.integer(forKey: "array") == 0)
+        try store.save(["a": 1], forKey: "dictionary")
+        try store.save(UInt64.max, forKey: "huge")
+        try store.save(Settings(theme: "dark", fontSize: 18), forKey: "model")
+        for key in ["data", "date", "array", "dictionary", "huge", "model"] {
+            #expect(store.integer(forKey: key) == 0, "\(key)")
+            #expect(store.double(forKey: key) == 0, "\(key)")
+            #expect(store.float(forKey: key) == 0, "\(key)")
+            #expect(store.bool(forKey: key) == false, "\(key)")
+            #expect(store.string(forKey: key) == nil, "\(key)")
+            #expect(store.url(forKey: key) == nil, "\(key)")
+        }
+        #expect(store.date(forKey: "data") == nil)
+        #expect(store.data(forKey: "date") == nil)
+        #expect(store.data(forKey: "array") == nil)
+        #expect(store.date(forKey: "huge") == nil)
     }
 
     @Test func expiredAndUnreadableValuesGiveDefaults() throws {
@@ -74,5 +81,54 @@ struct TypedValueTests {
         try Data("not an archive".utf8).write(to: fixture.file(forKey: "corrupt"))
         #expect(store.integer(forKey: "corrupt") == 0)
         #expect(store.string(forKey: "corrupt") == nil)
+    }
+}
+
+@Suite("ArchiveStore typed value conversions")
+struct TypedValueConversionInternalsTests {
+    @Test func aFloatReadsAsAStringAsItWasSetAndADoubleAsItsOwnDigits() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.set(Float(0.1), forKey: "float")
+        try store.set(Double(Float(0.1)), forKey: "double")
+        try store.save([Float(0.1)], forKey: "array")
+        #expect(store.string(forKey: "float") == "0.1")
+        #expect(store.string(forKey: "double") == "0.10000000149011612")
+        #expect(store.float(forKey: "float") == 0.1)
+        #expect(store.double(forKey: "float") == Double(Float(0.1)))
+        #expect(try store.load(Float.self, forKey: "float") == 0.1)
+        #expect(store.string(forKey: "array") == nil)
+    }
+
+    @Test func urlOfDataReadsAnArchivedURL() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let url = URL(string: "https://example.com/a")!
+        try store.set(try KeyedArchiver.archivedData(withRootObject: url), forKey: "archived")
+        try store.set(try KeyedArchiver.archivedData(withRootObject: "text"), forKey: "other")
+        #expect(store.url(forKey: "archived") == url)
+        #expect(store.url(forKey: "other") == nil)
+        #expect(store.string(forKey: "archived") == nil)
+    }
+
+    @Test func registeredValuesOfEveryKindConvert() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        store.register(defaults: [
+            "int8": Int8(-3), "uint64": UInt64.max, "small uint64": UInt64(9), "bool": NSNumber(value: true),
+            "real": NSNumber(value: 2.5), "single": NSNumber(value: Float(0.1)), "array": [1], "path": "/tmp/x",
+        ])
+        #expect(store.integer(forKey: "int8") == -3)
+        #expect(store.integer(forKey: "uint64") == 0)
+        #expect(store.string(forKey: "uint64") == nil)
+        #expect(store.integer(forKey: "small uint64") == 9)
+        #expect(store.bool(forKey: "bool"))
+        #expect(store.string(forKey: "bool") == "1")
+        #expect(store.integer(forKey: "real") == 2)
+        #expect(store.string(forKey: "real") == "2.5")
+        #expect(store.string(forKey: "single") == "0.1")
+        #expect(store.integer(forKey: "array") == 0)
+        #expect(store.url(forKey: "path") == URL(fileURLWithPath: "/tmp/x"))
+        #expect(store.integer(forKey: "never registered") == 0)
     }
 }

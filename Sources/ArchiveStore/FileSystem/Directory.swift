@@ -112,7 +112,10 @@ final class Directory {
     }
 
     /// The whole content of the regular file `name`; nil if it does not exist.
-    func readFile(_ name: String) throws -> Data? {
+    ///
+    /// - Throws: `ArchiveError` `.sizeLimit` for a file of more than `maximumSize` bytes (before
+    ///   reading it), `.io` when it cannot be opened or read or is not a regular file.
+    func readFile(_ name: String, maximumSize: Int) throws -> Data? {
         let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         if file < 0 {
             if errno == ENOENT { return nil }
@@ -124,22 +127,14 @@ final class Directory {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
         }
-        guard info.st_size <= StoreFormat.maximumFileSize else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason:
-                    "\(path(of: name)) is \(info.st_size) bytes, more than the \(StoreFormat.maximumFileSize) bytes a stored value may have"
-            )
-        }
+        guard info.st_size <= maximumSize else { throw tooLarge(name, size: "\(info.st_size)", maximumSize) }
         // Read until end of file, whatever fstat said (the file is never written in place, but be exact).
         var data = Data(count: Int(info.st_size) + 1)
         var length = 0
         while true {
             if length == data.count {
-                guard data.count < StoreFormat.maximumFileSize else {
-                    throw ArchiveError(
-                        .sizeLimit,
-                        reason: "\(path(of: name)) grew beyond \(StoreFormat.maximumFileSize) bytes while being read")
+                guard data.count <= maximumSize else {
+                    throw tooLarge(name, size: "more than \(maximumSize)", maximumSize)
                 }
                 data.count *= 2
             }
@@ -150,8 +145,18 @@ final class Directory {
             if count == 0 { break }
             length += count
         }
+        guard length <= maximumSize else { throw tooLarge(name, size: "\(length)", maximumSize) }
         data.count = length
         return data
+    }
+
+    @inline(never)
+    private func tooLarge(_ name: String, size: String, _ maximumSize: Int) -> ArchiveError {
+        ArchiveError(
+            .sizeLimit,
+            reason:
+                "\(path(of: name)) is \(size) bytes, more than the maximum of \(maximumSize) the store reads (raise the store's unarchiverOptions.maximumArchiveSize to read it); the file was left in place"
+        )
     }
 
     /// Creates the new file `name` (failing if it exists), with `content` written and flushed to disk.

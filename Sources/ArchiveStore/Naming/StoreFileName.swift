@@ -22,7 +22,8 @@
 /// escape, so a hashed name never equals an unhashed one; two long keys share a name only if
 /// their SHA-256 prefixes collide. Such a name cannot be reversed, so ``ArchiveStore/keys`` reads
 /// the full key from the file (every stored file holds its key under the `$top` key `"key"`,
-/// and a load checks it, so even a collision could never return another key's value).
+/// and a load checks it, so even a collision could never return another key's value). A hashed
+/// namespace directory keeps its full name in a `.namespace` file for ``ArchiveStore/namespaces``.
 package enum StoreFileName {
     /// What a directory entry is, from its name alone.
     package enum Entry: Equatable {
@@ -30,8 +31,10 @@ package enum StoreFileName {
         case key(String)
         /// A key file with a hashed name: the key is inside the file.
         case hashedKey
-        /// A nested namespace's directory.
-        case namespace
+        /// A nested namespace's directory whose name is spelled out in its name.
+        case namespace(String)
+        /// A nested namespace's directory with a hashed name: the name is in its `.namespace` file.
+        case hashedNamespace
         /// A save in progress, or left by a process that died during a save.
         case temporary
         /// Anything else (the lock file, files the store did not write): left alone.
@@ -74,8 +77,11 @@ package enum StoreFileName {
         let namespacePrefix = Array(StoreFormat.namespacePrefix.utf8)
         if utf8.starts(with: namespacePrefix) {
             let escaped = utf8[namespacePrefix.count...]
-            if escaped.contains(StoreFormat.hashSeparator) { return isHashedBody(escaped) ? .namespace : .other }
-            return unescape(escaped) != nil ? .namespace : .other
+            if escaped.contains(StoreFormat.hashSeparator) { return isHashedBody(escaped) ? .hashedNamespace : .other }
+            guard let bytes = unescape(escaped), let name = String(validating: bytes, as: UTF8.self) else {
+                return .other
+            }
+            return .namespace(name)
         }
         return .other
     }

@@ -1,0 +1,53 @@
+import Foundation
+import KeyedArchive
+
+/// How a store reads its values: which types a class name may select, and the unarchiver's limits.
+///
+/// The configuration belongs to the store made with ``ArchiveStore/init(directory:)`` (or
+/// ``ArchiveStore/dataStore(named:)``, ``ArchiveStore/cacheStore(named:)``) and is shared by
+/// every namespace made from it, at any depth and whenever it was made: registering a type on
+/// the store or on any of its namespaces lets all of them read it. A change applies to every
+/// read that starts after it (``ArchiveStore/load(_:forKey:)``, the typed getters,
+/// ``ArchiveStore/contains(_:)``, ``ArchiveStore/keys``, ``ArchiveStore/removeExpired()``).
+/// Thread-safe; saves are not affected.
+///
+/// ```swift
+/// class Vehicle: Archivable { var wheels = 4; required init() {} }
+/// final class Car: Vehicle { var seats = 5 }
+/// final class Garage: Archivable { var parked: Vehicle = Vehicle(); required init() {} }
+///
+/// store.register(Car.self)                     // a Vehicle field may hold a Car
+/// store.setClass(Car.self, forClassName: "OldApp.Automobile")
+/// store.unarchiverOptions.maximumArchiveSize = 10 << 20
+/// let garage = try store.namespace("alice").load(Garage.self, forKey: "garage")
+/// ```
+extension ArchiveStore {
+    /// Allows these concrete types where a field declared as a base class (or `Any`) meets
+    /// their class names, for every later load of this store and its namespaces.
+    ///
+    /// The unarchiver's ``KeyedUnarchiver/register(_:)``. Registering a type twice is harmless.
+    public func register(_ types: Any.Type...) {
+        configuration.withLock { $0.register(types) }
+    }
+
+    /// Reads objects archived under class name `name` as `type` (a renamed or moved type), for
+    /// every later load of this store and its namespaces.
+    ///
+    /// The unarchiver's ``KeyedUnarchiver/setClass(_:forClassName:)``; a later call for the
+    /// same name replaces the earlier one.
+    public func setClass(_ type: Any.Type, forClassName name: String) {
+        configuration.withLock { $0.classNames[name] = type }
+    }
+
+    /// The limits every later read of this store and its namespaces uses
+    /// (``KeyedUnarchiver/Options``; its defaults until set).
+    ///
+    /// `maximumArchiveSize` also bounds the files read: a larger file is not read at all, and
+    /// counts as a damaged file (``load(_:forKey:)`` throws `.sizeLimit`). Reading or setting
+    /// the whole value is atomic; `store.unarchiverOptions.maximumDepth = 64` reads, changes and
+    /// sets it, so two threads changing different limits at once may lose one change.
+    public var unarchiverOptions: KeyedUnarchiver.Options {
+        get { configuration.withLock { $0.unarchiverOptions } }
+        set { configuration.withLock { $0.unarchiverOptions = newValue } }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import KeyedArchive
+
+/// What a store's reads use besides the files: the unarchiver's limits, its registered types
+/// and class names, and the registered defaults of the typed getters.
+///
+/// A store made with ``ArchiveStore/init(directory:)`` (or `dataStore`/`cacheStore`) owns one,
+/// behind a lock, and every namespace made from it (at any depth, before or after a change)
+/// shares it: configuring any of them configures them all. Stores opened separately on the
+/// same directory have their own. Each read takes a copy under the lock, so a change applies
+/// to the reads that start after it.
+// `Any.Type` values are immutable metadata that live as long as the process; they are only
+// non-Sendable because the type they name may be, and no instance is reachable through them.
+struct StoreConfiguration: @unchecked Sendable {
+    /// Types allowed where a polymorphic field or `Any` meets their class names, in registration order.
+    var registeredTypes: [Any.Type] = []
+    /// Class names read as another type (`setClass(_:forClassName:)`).
+    var classNames: [String: Any.Type] = [:]
+    var unarchiverOptions = KeyedUnarchiver.Options()
+    /// What the typed getters read for a key without a readable stored value.
+    var defaults: [String: TypedValue] = [:]
+
+    /// Registers `types`, each once.
+    mutating func register(_ types: [Any.Type]) {
+        for type in types where !registeredTypes.contains(where: { $0 == type }) {
+            registeredTypes.append(type)
+        }
+    }
+
+    /// Gives `unarchiver` the registered types and class names.
+    func configure(_ unarchiver: KeyedUnarchiver) {
+        for type in registeredTypes { unarchiver.register(type) }
+        // A name maps to one type, so the order of these calls does not matter.
+        for (name, type) in classNames { unarchiver.setClass(type, forClassName: name) }
+    }
+}
