@@ -108,9 +108,6 @@ extension ArchiveStore {
             return configuration.defaults[key]
         }
         guard let value = try? record.decodeValue(Any.self) else { return .other }
-        if let real = value as? Double, Float(exactly: real) != nil, record.valueIsFloat() {
-            return .float(Float(real))
-        }
         return TypedValue(value)
     }
 }

@@ -18,11 +18,6 @@ package enum StoreFormat {
     /// `$top` key of the expiry time, a real number of seconds since 2001-01-01 00:00:00 UTC
     /// (`Date.timeIntervalSinceReferenceDate`). Absent when the value never expires.
     package static let expiresKey = "expires"
-    /// The keyed archive's own top-level keys, where ``StoreRecord/valueIsFloat()`` finds the
-    /// stored value's object (the layout NSKeyedArchiver writes).
-    package static let topKey = "$top"
-    package static let objectsKey = "$objects"
-
     package static let keyFilePrefix = "key-"
     package static let keyFileExtension = ".archive"
     package static let namespacePrefix = "ns-"

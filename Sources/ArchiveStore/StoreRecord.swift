@@ -102,25 +102,6 @@ struct StoreRecord {
         }
     }
 
-    /// True when the stored value is a property-list real of 4 bytes (a `Float`).
-    ///
-    /// The unarchiver reads every real as a `Double`; this tells the two widths apart by reading
-    /// the file's objects again, so it is meant for small values (a typed value's file).
-    func valueIsFloat() -> Bool {
-        guard case .dict(let archive)? = try? BPlistReader().read(data),
-            case .dict(let top)? = archive[StoreFormat.topKey]
-        else { return false }
-        switch top[StoreFormat.rootKey] {
-        case .float?: return true
-        case .uid(let uid)?:
-            guard case .array(let objects)? = archive[StoreFormat.objectsKey],
-                let index = Int(exactly: uid), index < objects.count, case .float = objects[index]
-            else { return false }
-            return true
-        default: return false
-        }
-    }
-
     /// A key for a message: quoted, control characters escaped, long keys shortened.
     static func quoted(_ key: String) -> String {
         let shown = key.unicodeScalars.count > 80 ? String(key.unicodeScalars.prefix(80)) + "…" : key

@@ -6,7 +6,12 @@ import Foundation
 /// ordered by it. (`Synchronization.Mutex` on Linux waits with futexes ThreadSanitizer cannot
 /// see, which made an app's own `swift test --sanitize=thread` report races in this library.)
 /// No caller runs user code or I/O while holding it.
-package final class Locked<Value>: @unchecked Sendable {  // `value` is only touched under `lock`
+///
+/// ```swift
+/// let count = Locked(0)
+/// count.withLock { $0 += 1 }
+/// ```
+package final class Locked<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -21,3 +26,6 @@ package final class Locked<Value>: @unchecked Sendable {  // `value` is only tou
         return try body(&value)
     }
 }
+
+// `value` is only reached through `withLock`, which holds the lock for the whole access.
+extension Locked: @unchecked Sendable where Value: Sendable {}
