@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 
 /// The fixtures the karchive tests run on, named by path: `Fixtures/…` lies in this package (the
-/// Foundation-made archives of `Fixtures/foundation` are always there), any other path in the peer
-/// data of ../shared/fixtures, which a user's clone lacks (`Fixtures.peerFixturesAvailable`; tests
-/// that need it carry `.needsPeerFixtures`).
+/// Foundation- and plistlib-made files of `Fixtures/foundation` and `Fixtures/plistlib` are always
+/// there), any other path in the peer data of ../shared/fixtures, which a user's clone lacks
+/// (`Fixtures.peerFixturesAvailable`; tests that need it carry `.needsPeerFixtures`).
 enum KarchiveFixtures {
     /// The path of a fixture, from its path under `Fixtures.file(_:)`'s two roots.
     static func path(_ relative: String) -> String {
@@ -21,8 +21,9 @@ enum KarchiveFixtures {
         return names.map { directory + "/" + $0 }
     }
 
-    /// Our Foundation-made archives, each with its plist-json twin.
-    static let ownFilesWithJSONTwin: [String] = files(in: "Fixtures/foundation", suffix: ".archive")
+    /// Our files made by other writers (Foundation, plistlib), each with its plist-json twin.
+    static let ownFilesWithJSONTwin: [String] =
+        files(in: "Fixtures/foundation", suffix: ".archive") + files(in: "Fixtures/plistlib", suffix: ".bplist")
 
     /// Peer files that have a plist-json twin (`NAME.json` beside `NAME.<ext>`) and must be read.
     static let peerFilesWithJSONTwin: [String] =

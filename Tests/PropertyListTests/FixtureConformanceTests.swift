@@ -3,8 +3,9 @@ import PropertyList
 import TestSupport
 import Testing
 
-/// Every Foundation-made archive of `Fixtures/foundation`, and every peer-made file with a
-/// plist-json twin when ../shared/fixtures is there, reads as exactly that twin.
+/// Every file of ours made by another writer (`Fixtures/foundation`: Foundation's NSKeyedArchiver;
+/// `Fixtures/plistlib`: Python's plistlib), and every peer-made file with a plist-json twin when
+/// ../shared/fixtures is there, reads as exactly that twin.
 @Suite("Fixture conformance")
 struct FixtureConformanceTests {
     /// Folders of `../shared/fixtures` whose files have a `.json` twin, with the extension of the data files.
@@ -18,8 +19,10 @@ struct FixtureConformanceTests {
     /// libplist files that must be rejected (see `peers/README.md`); tested in `ReaderRejectionTests`.
     static let rejectedPeers: Set<String> = ["recursion.bplist", "malformed_dict.bplist"]
 
-    /// Our Foundation-made archives as `Fixtures/foundation/NAME.archive` (always there).
-    static let ownCases: [String] = Fixtures.fileNames(in: Fixtures.own("foundation"), suffix: ".archive").map { "Fixtures/foundation/\($0)" }
+    /// Our files made by other writers, as `Fixtures/FOLDER/NAME` (always there).
+    static let ownCases: [String] =
+        Fixtures.fileNames(in: Fixtures.own("foundation"), suffix: ".archive").map { "Fixtures/foundation/\($0)" }
+        + Fixtures.fileNames(in: Fixtures.own("plistlib"), suffix: ".bplist").map { "Fixtures/plistlib/\($0)" }
 
     /// Every conformance case: ours, then the peer files as `folder/name` when they are used.
     static let cases: [String] = ownCases + peerFolders.flatMap { folder, suffix in
@@ -28,14 +31,15 @@ struct FixtureConformanceTests {
             .map { "\(folder)/\($0)" }
     }
 
-    @Test("Fixtures/foundation holds the thirteen Foundation-made archives")
-    func ownFixtureFolderIsComplete() {
-        #expect(Self.ownCases.count == 13, "\(Self.ownCases)")
+    @Test("Fixtures/foundation and Fixtures/plistlib hold their 13 and 10 files")
+    func ownFixtureFoldersAreComplete() {
+        #expect(Self.ownCases.filter { $0.hasPrefix("Fixtures/foundation/") }.count == 13, "\(Self.ownCases)")
+        #expect(Self.ownCases.filter { $0.hasPrefix("Fixtures/plistlib/") }.count == 10, "\(Self.ownCases)")
     }
 
     @Test(
         "Every peer fixture folder holds files, so the loop cannot silently test nothing",
-        .needsPeerFixtures("bplist/valid, peers/cpython-darwin, peers/libplist and keyed (only Fixtures/foundation is read)"),
+        .needsPeerFixtures("bplist/valid, peers/cpython-darwin, peers/libplist and keyed (only our own files are read)"),
         arguments: peerFolders.map(\.folder))
     func fixtureFolderIsNotEmpty(folder: String) {
         let count = Self.cases.filter { $0.hasPrefix(folder + "/") }.count

@@ -158,6 +158,8 @@ struct ReaderRejectionTests {
     /// Files of ours (always), then peer files (when they are used), as paths for ``Fixtures/file(_:)``.
     static let truncationFiles = [
         "Fixtures/bplist/user-profile.bplist", "Fixtures/bplist/utf16-strings.bplist", "Fixtures/foundation/k-person.archive",
+        "Fixtures/plistlib/nested.bplist", "Fixtures/plistlib/dates.bplist", "Fixtures/plistlib/strings.bplist",
+        "Fixtures/plistlib/dag.bplist", "Fixtures/plistlib/uids.bplist",
     ] + (!Fixtures.peerFixturesAvailable ? [] : [
         "bplist/valid/nested.bplist", "bplist/valid/json-like.bplist", "bplist/valid/dates.bplist",
         "bplist/valid/string-surrogates.bplist", "bplist/valid/dag.bplist", "bplist/valid/width3.bplist",
@@ -182,6 +184,8 @@ struct ReaderRejectionTests {
     /// Files of ours (always), then peer files (when they are used), as paths for ``Fixtures/file(_:)``.
     static let corruptionFiles = [
         "Fixtures/bplist/mixed-scalars.bplist", "Fixtures/bplist/utf16-strings.bplist", "Fixtures/foundation/k-array-mixed.archive",
+        "Fixtures/plistlib/nested.bplist", "Fixtures/plistlib/integers.bplist", "Fixtures/plistlib/dates.bplist",
+        "Fixtures/plistlib/dag.bplist", "Fixtures/plistlib/uids.bplist",
     ] + (!Fixtures.peerFixturesAvailable ? [] : [
         "bplist/valid/nested.bplist", "bplist/valid/ints.bplist", "bplist/valid/dates.bplist",
         "bplist/valid/string-utf16.bplist", "bplist/valid/string-surrogates.bplist", "bplist/valid/dag.bplist",
