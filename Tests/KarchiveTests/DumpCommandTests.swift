@@ -1,11 +1,12 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 @Suite("karchive dump")
 struct DumpCommandTests {
     @Test func keyedArchiveIsDumpedAsItsObjectGraph() async throws {
-        let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-person.archive")])
+        let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/foundation/k-person.archive")])
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "keyed archive (NSKeyedArchiver 100000), 21 objects")
@@ -32,7 +33,7 @@ struct DumpCommandTests {
     }
 
     @Test func sharedObjectsAreShownOnceAndCyclesAreCut() async throws {
-        let shared = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-people-shared.archive")])
+        let shared = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/foundation/k-people-shared.archive")])
         #expect(shared.status == 0)
         let sharedLines = shared.standardOutput.split(separator: "\n").map(String.init)
         #expect(sharedLines.contains("root: @1 NSArray (3)"))
@@ -40,7 +41,7 @@ struct DumpCommandTests {
         #expect(sharedLines.contains("  [2]: @2"))
         #expect(sharedLines.filter { $0.contains("name: \"User 1\"") }.count == 1)
 
-        let tree = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("keyed/k-tree-cycle.archive")])
+        let tree = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/foundation/k-tree-cycle.archive")])
         #expect(tree.status == 0)
         let treeLines = tree.standardOutput.split(separator: "\n").map(String.init)
         #expect(treeLines.contains("root: @1 keyedgen.Node"))
@@ -49,7 +50,8 @@ struct DumpCommandTests {
         #expect(treeLines.filter { $0.hasSuffix("keyedgen.Node") }.count == 7)
     }
 
-    @Test func datesAreISO8601UTC() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/dates.bplist"))
+    func datesAreISO8601UTC() async throws {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("bplist/valid/dates.bplist")])
         #expect(
             run.standardOutput == """
@@ -111,12 +113,14 @@ struct DumpCommandTests {
         #expect(first.standardOutput == second.standardOutput)
     }
 
-    @Test func setsAreShownWithTheirElements() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/set.bplist"))
+    func setsAreShownWithTheirElements() async throws {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("bplist/valid/set.bplist")])
         #expect(run.standardOutput == "set (2 elements)\n  [0] string \"a\"\n  [1] string \"b\"\n")
     }
 
-    @Test func invalidFileIsNotDumped() async throws {
+    @Test(.needsPeerFixtures("bplist/invalid/cycle-2.bplist"))
+    func invalidFileIsNotDumped() async throws {
         let path = KarchiveFixtures.path("bplist/invalid/cycle-2.bplist")
         let run = try await KarchiveProcess.run(["dump", path])
         #expect(run.status == 1)

@@ -1,11 +1,18 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 @Suite("karchive json")
 struct JSONCommandTests {
-    @Test func fixtureListsAreNotEmpty() {
-        #expect(KarchiveFixtures.filesWithJSONTwin.count >= 60)
+    @Test func ownFixtureListIsComplete() {
+        #expect(KarchiveFixtures.ownFilesWithJSONTwin.filter { $0.hasPrefix("Fixtures/foundation/") }.count == 13)
+        #expect(KarchiveFixtures.ownFilesWithJSONTwin.filter { $0.hasPrefix("Fixtures/plistlib/") }.count == 10)
+    }
+
+    @Test(.needsPeerFixtures("bplist, peers and keyed (the file-list tests run on our own files alone)"))
+    func fixtureListsAreNotEmpty() {
+        #expect(KarchiveFixtures.peerFilesWithJSONTwin.count >= 60)
         #expect(KarchiveFixtures.invalidFiles.count >= 30)
         #expect(KarchiveFixtures.fuzzFiles.count == 24)
     }
@@ -37,7 +44,8 @@ struct JSONCommandTests {
 
     @Test("json prints exactly PlistValue.plistJSON and a newline")
     func jsonIsPlistJSONPlusNewline() async throws {
-        for file in ["keyed/k-person.archive", "bplist/valid/json-like.bplist", "bplist/valid/string-surrogates.bplist"] {
+        let peerFiles = ["bplist/valid/json-like.bplist", "bplist/valid/string-surrogates.bplist"]
+        for file in ["Fixtures/foundation/k-person.archive"] + (Fixtures.peerFixturesAvailable ? peerFiles : []) {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: KarchiveFixtures.path(file))))
             let value = try BPlistReader().read(bytes)
             let run = try await KarchiveProcess.run(["json", KarchiveFixtures.path(file)])
@@ -47,7 +55,7 @@ struct JSONCommandTests {
 
     @Test("json reads standard input for -")
     func jsonReadsStandardInput() async throws {
-        let file = KarchiveFixtures.path("keyed/k-string.archive")
+        let file = KarchiveFixtures.path("Fixtures/foundation/k-string.archive")
         let fromStdin = try await KarchiveProcess.run(["json", "-"], standardInput: URL(fileURLWithPath: file))
         let fromPath = try await KarchiveProcess.run(["json", file])
         #expect(fromStdin.status == 0)

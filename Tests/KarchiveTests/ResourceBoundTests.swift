@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Hostile files are rejected fast and in little memory: each `karchive validate` runs under a
@@ -11,6 +12,7 @@ struct ResourceBoundTests {
 
     @Test(
         "every hostile file is rejected within a second under a 16 MiB data limit",
+        .needsPeerFixtures("bplist/invalid, peers/libplist and peers/libplist-fuzz"),
         arguments: KarchiveFixtures.invalidFiles + KarchiveFixtures.fuzzFiles)
     func hostileFileIsBounded(file: String) async throws {
         #if os(Linux)

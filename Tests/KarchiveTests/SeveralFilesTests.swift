@@ -5,8 +5,8 @@ import Testing
 /// reads `-` as standard input; a file cut short says it is truncated.
 @Suite("karchive several files and standard input")
 struct SeveralFilesTests {
-    static let person = KarchiveFixtures.path("keyed/k-person.archive")
-    static let nested = KarchiveFixtures.path("bplist/valid/nested.bplist")
+    static let person = KarchiveFixtures.path("Fixtures/foundation/k-person.archive")
+    static let nested = KarchiveFixtures.path("Fixtures/plistlib/nested.bplist")
     static let personNote = "valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)"
 
     /// `keyed/k-person.archive` cut to its first 150 bytes, in `directory`.

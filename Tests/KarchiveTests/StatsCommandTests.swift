@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("karchive stats")
@@ -27,7 +28,7 @@ struct StatsCommandTests {
     }
 
     @Test func sharedPeopleAreCountedPerClass() async throws {
-        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("keyed/k-people-shared.archive")])
+        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("Fixtures/foundation/k-people-shared.archive")])
         #expect(run.status == 0, "\(run.standardError)")
         let report = rows(run.standardOutput)
         #expect(report["file size"] == "1461 bytes")
@@ -45,7 +46,7 @@ struct StatsCommandTests {
     }
 
     @Test func personReportIsExact() async throws {
-        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("keyed/k-person.archive")])
+        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("Fixtures/foundation/k-person.archive")])
         #expect(
             run.standardOutput == """
                 file size:             1113 bytes
@@ -81,7 +82,8 @@ struct StatsCommandTests {
                 """)
     }
 
-    @Test func sharedContainersAndDepthOfADAG() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/dag.bplist"))
+    func sharedContainersAndDepthOfADAG() async throws {
         // dag.bplist: [A, A, "shared"] where A = ["shared"]: the array A and the string are shared.
         let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("bplist/valid/dag.bplist")])
         let report = rows(run.standardOutput)
@@ -94,7 +96,7 @@ struct StatsCommandTests {
     }
 
     @Test(
-        "reference and offset widths come from the trailer",
+        "reference and offset widths come from the trailer", .needsPeerFixtures("bplist/valid and peers/libplist"),
         arguments: [
             ("bplist/valid/many-objects.bplist", "4 bytes", "4 bytes"),
             ("peers/libplist/dictref3bytes.bplist", "3 bytes", nil),
@@ -109,7 +111,8 @@ struct StatsCommandTests {
         if let offsetWidth { #expect(report["offset width"] == offsetWidth) }
     }
 
-    @Test func manyObjectsAreCountedPerKind() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/many-objects.bplist"))
+    func manyObjectsAreCountedPerKind() async throws {
         let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("bplist/valid/many-objects.bplist")])
         let report = rows(run.standardOutput)
         #expect(report["objects"] == "70001")
@@ -143,7 +146,7 @@ struct StatsCommandTests {
     }
 
     @Test func largeArchiveStatsCountEveryPerson() async throws {
-        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("keyed/k-team-large.archive")])
+        let run = try await KarchiveProcess.run(["stats", KarchiveFixtures.path("Fixtures/foundation/k-team-large.archive")])
         #expect(run.status == 0, "\(run.standardError)")
         let classes = classCounts(run.standardOutput)
         #expect(classes["keyedgen.Person"] == 2000)

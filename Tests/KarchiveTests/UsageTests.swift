@@ -66,7 +66,7 @@ struct UsageTests {
     }
 
     @Test func directoryExitsOne() async throws {
-        let path = KarchiveFixtures.path("keyed")
+        let path = KarchiveFixtures.path("Fixtures/foundation")
         let run = try await KarchiveProcess.run(["stats", path])
         #expect(run.status == 1)
         #expect(run.standardError == "karchive: \(path): is a directory, not a file\n")
@@ -85,7 +85,7 @@ struct UsageTests {
 
     @Test func pathStartingWithDashNeedsDoubleDash() async throws {
         let directory = try TemporaryDirectory()
-        let source = URL(fileURLWithPath: KarchiveFixtures.path("keyed/k-number-int.archive"))
+        let source = URL(fileURLWithPath: KarchiveFixtures.path("Fixtures/foundation/k-number-int.archive"))
         try FileManager.default.copyItem(at: source, to: directory.url.appending(path: "-n.archive"))
 
         let plain = try await KarchiveProcess.run(["validate", "-n.archive"], in: directory.url)

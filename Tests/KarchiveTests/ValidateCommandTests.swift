@@ -1,9 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("karchive validate")
 struct ValidateCommandTests {
-    @Test("validate rejects every malformed file with its ArchiveError", arguments: KarchiveFixtures.invalidFiles)
+    @Test(
+        "validate rejects every malformed file with its ArchiveError", .needsPeerFixtures("bplist/invalid and peers/libplist"),
+        arguments: KarchiveFixtures.invalidFiles)
     func invalidFileExitsOne(file: String) async throws {
         let path = KarchiveFixtures.path(file)
         let run = try await KarchiveProcess.run(["validate", path])
@@ -22,11 +25,13 @@ struct ValidateCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("\(path): valid (binary property list"))
         #expect(run.standardError.isEmpty)
-        let isKeyedArchive = file.hasPrefix("keyed/") || file.hasSuffix("/keyed-archive-darwin.bplist")
+        let isKeyedArchive = file.hasPrefix("keyed/") || file.hasPrefix("Fixtures/foundation/") || file.hasSuffix("/keyed-archive-darwin.bplist")
         #expect(run.standardOutput.contains("keyed archive: NSKeyedArchiver 100000") == isKeyedArchive)
     }
 
-    @Test("libplist fuzz inputs are rejected or read, never crash", arguments: KarchiveFixtures.fuzzFiles)
+    @Test(
+        "libplist fuzz inputs are rejected or read, never crash", .needsPeerFixtures("peers/libplist-fuzz"),
+        arguments: KarchiveFixtures.fuzzFiles)
     func fuzzInputNeverCrashes(file: String) async throws {
         let path = KarchiveFixtures.path(file)
         for command in ["validate", "json", "dump", "stats"] {
@@ -42,32 +47,35 @@ struct ValidateCommandTests {
     }
 
     @Test func keyedArchiveNoteNamesArchiverVersionAndTopKeys() async throws {
-        let path = KarchiveFixtures.path("keyed/k-person.archive")
+        let path = KarchiveFixtures.path("Fixtures/foundation/k-person.archive")
         let person = try await KarchiveProcess.run(["validate", path])
         #expect(person.standardOutput == "\(path): valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)\n")
 
-        let multi = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("keyed/k-multi-top.archive")])
+        let multi = try await KarchiveProcess.run(["validate", KarchiveFixtures.path("Fixtures/foundation/k-multi-top.archive")])
         #expect(multi.status == 0)
         for key in ["user", "settings", "banners"] {
             #expect(multi.standardOutput.contains(key))
         }
     }
 
-    @Test func plainPropertyListHasNoKeyedNote() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/nested.bplist"))
+    func plainPropertyListHasNoKeyedNote() async throws {
         let path = KarchiveFixtures.path("bplist/valid/nested.bplist")
         let run = try await KarchiveProcess.run(["validate", path])
         #expect(run.standardOutput == "\(path): valid (binary property list)\n")
         #expect(run.standardError.isEmpty)
     }
 
-    @Test func halfKeyedArchiveSaysWhatIsMissing() async throws {
+    @Test(.needsPeerFixtures("bplist/valid/uids.bplist"))
+    func halfKeyedArchiveSaysWhatIsMissing() async throws {
         // uids.bplist has a $top dictionary of UIDs but no $archiver.
         let path = KarchiveFixtures.path("bplist/valid/uids.bplist")
         let run = try await KarchiveProcess.run(["validate", path])
         #expect(run.standardOutput == "\(path): valid (binary property list; not a keyed archive: there is no $archiver)\n")
     }
 
-    @Test func xmlPropertyListIsNotABinaryOne() async throws {
+    @Test(.needsPeerFixtures("peers/corelibs-keyed/NSKeyedUnarchiver-ArrayTest.plist"))
+    func xmlPropertyListIsNotABinaryOne() async throws {
         let path = KarchiveFixtures.path("peers/corelibs-keyed/NSKeyedUnarchiver-ArrayTest.plist")
         let run = try await KarchiveProcess.run(["validate", path])
         #expect(run.status == 1)

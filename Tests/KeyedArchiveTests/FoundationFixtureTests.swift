@@ -6,61 +6,93 @@ import TestSupport
 
 // Archives written by Foundation's own NSKeyedArchiver (swift-corelibs-foundation on Linux, and
 // Apple's on macOS) decode into this library's Swift models with every value intact. Expected
-// values are computed with the generator's own formulas (`Keyedgen.person(i)`...), never copied
-// from the files. See ../shared/fixtures/keyed/GENERATOR.swift.txt.
+// values are computed with the writer's own formulas (`Keyedgen.person(i)`...), never copied
+// from the files. Each test runs on `Fixtures/foundation` (written by this platform's Foundation,
+// Scripts/make-foundation-fixtures.sh) and, when it is there, on the peer copy in
+// ../shared/fixtures/keyed. Foundation's output differs in bytes from run to run: compare content.
 
-/// A Foundation-made archive from `../shared/fixtures/keyed`.
-func keyedFixture(_ name: String) throws -> Data {
-    try Data(contentsOf: Fixtures.shared("keyed/\(name).archive"))
-}
+/// A folder of the thirteen Foundation-made keyed archives (`k-person.archive`...).
+struct FoundationArchives: Sendable, CustomTestStringConvertible {
+    let folder: URL
+    let testDescription: String
 
-/// An unarchiver over a Foundation-made fixture with the generator's class names mapped to `Keyedgen` models.
-func keyedgenUnarchiver(_ name: String) throws -> KeyedUnarchiver {
-    let unarchiver = try KeyedUnarchiver(forReadingFrom: keyedFixture(name))
-    Keyedgen.mapGeneratorNames(unarchiver)
-    return unarchiver
+    /// Ours, made by Scripts/make-foundation-fixtures.sh: always there.
+    static let own = FoundationArchives(folder: Fixtures.own("foundation"), testDescription: "Fixtures/foundation")
+    /// The peer copy, used when ../shared/fixtures is.
+    static let peer = FoundationArchives(folder: Fixtures.shared("keyed"), testDescription: "../shared/fixtures/keyed")
+    /// The folders the tests run on: ours, and the peer copy when it is used.
+    static let available: [FoundationArchives] = [own] + (Fixtures.peerFixturesAvailable ? [peer] : [])
+
+    /// The names of the archives in the folder, without `.archive`.
+    var names: [String] {
+        Fixtures.fileNames(in: folder, suffix: ".archive").map { String($0.dropLast(".archive".count)) }
+    }
+
+    /// The bytes of `NAME.archive`.
+    func data(_ name: String) throws -> Data {
+        try Data(contentsOf: folder.appending(path: "\(name).archive"))
+    }
+
+    /// An unarchiver over `NAME.archive` with the writer's class names mapped to `Keyedgen` models.
+    func keyedgenUnarchiver(_ name: String) throws -> KeyedUnarchiver {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data(name))
+        Keyedgen.mapGeneratorNames(unarchiver)
+        return unarchiver
+    }
 }
 
 @Suite("Foundation-made keyed archives decode into Swift models")
 struct FoundationFixtureTests {
-    /// Every archive in the fixture directory is exercised by a test below; a new file must get one.
+    /// Every archive in the fixture folders is exercised by a test below; a new file must get one.
     static let covered: Set<String> = [
         "k-string", "k-number-int", "k-number-double", "k-array-mixed", "k-dict-json", "k-person", "k-people-shared",
         "k-employee-inheritance", "k-tree-cycle", "k-multi-top", "k-foundation-values", "k-person-objc-names", "k-team-large",
     ]
 
-    @Test func everyFixtureArchiveHasATest() {
-        let names = Fixtures.fileNames(in: Fixtures.shared("keyed"), suffix: ".archive").map { String($0.dropLast(".archive".count)) }
+    @Test func everyArchiveOfOursHasATest() {
+        let names = FoundationArchives.own.names
+        #expect(names.count == 13)
+        #expect(Set(names) == Self.covered)
+    }
+
+    @Test(.needsPeerFixtures("keyed/*.archive (this suite's tests run on Fixtures/foundation alone)"))
+    func everyPeerArchiveHasATest() {
+        #expect(FoundationArchives.available.map(\.testDescription) == ["Fixtures/foundation", "../shared/fixtures/keyed"])
+        let names = FoundationArchives.peer.names
         #expect(names.count == 13)
         #expect(Set(names) == Self.covered)
     }
 
     // MARK: Roots that are plain values
 
-    @Test func stringRootDecodesAsString() throws {
-        let value = try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: keyedFixture("k-string"))
+    @Test(arguments: FoundationArchives.available)
+    func stringRootDecodesAsString(_ archives: FoundationArchives) throws {
+        let value = try KeyedUnarchiver.unarchivedObject(ofType: String.self, from: archives.data("k-string"))
         #expect(value == "héllo wörld ✓ 中文 0")
-        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: keyedFixture("k-string"))
+        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.data("k-string"))
         #expect(any as? String == "héllo wörld ✓ 中文 0")
     }
 
-    @Test func integerRootDecodesAsIntAndAsAny() throws {
-        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Int.self, from: keyedFixture("k-number-int")) == 1_234_567)
-        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Int64.self, from: keyedFixture("k-number-int")) == 1_234_567)
-        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: keyedFixture("k-number-int"))
+    @Test(arguments: FoundationArchives.available)
+    func integerRootDecodesAsIntAndAsAny(_ archives: FoundationArchives) throws {
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Int.self, from: archives.data("k-number-int")) == 1_234_567)
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Int64.self, from: archives.data("k-number-int")) == 1_234_567)
+        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.data("k-number-int"))
         #expect(type(of: any) == Int.self)
         #expect(any as? Int == 1_234_567)
     }
 
-    @Test func doubleRootDecodesAsDoubleAndAsAny() throws {
-        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Double.self, from: keyedFixture("k-number-double")) == 2.5)
-        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: keyedFixture("k-number-double"))
+    @Test(arguments: FoundationArchives.available)
+    func doubleRootDecodesAsDoubleAndAsAny(_ archives: FoundationArchives) throws {
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Double.self, from: archives.data("k-number-double")) == 2.5)
+        let any = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: archives.data("k-number-double"))
         #expect(type(of: any) == Double.self)
         #expect(any as? Double == 2.5)
     }
 
-    @Test func mixedArrayDecodesAsAnyWithEachElementsTypeAndValue() throws {
-        let array = try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: keyedFixture("k-array-mixed"))
+    @Test(arguments: FoundationArchives.available)
+    func mixedArrayDecodesAsAnyWithEachElementsTypeAndValue(_ archives: FoundationArchives) throws {
+        let array = try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: archives.data("k-array-mixed"))
         try #require(array.count == 7)
         #expect(type(of: array[0]) == String.self)
         #expect(array[0] as? String == "text")
@@ -81,8 +113,9 @@ struct FoundationFixtureTests {
         #expect(nested[1] as? Int == 99)
     }
 
-    @Test func jsonLikeDictionaryDecodesAsStringKeyedAny() throws {
-        let root = try KeyedUnarchiver.unarchivedObject(ofType: [String: Any].self, from: keyedFixture("k-dict-json"))
+    @Test(arguments: FoundationArchives.available)
+    func jsonLikeDictionaryDecodesAsStringKeyedAny(_ archives: FoundationArchives) throws {
+        let root = try KeyedUnarchiver.unarchivedObject(ofType: [String: Any].self, from: archives.data("k-dict-json"))
         #expect(Set(root.keys) == ["code", "msg", "data"])
         #expect(type(of: root["code"]!) == Int.self)
         #expect(root["code"] as? Int == 200)
@@ -103,8 +136,9 @@ struct FoundationFixtureTests {
         }
     }
 
-    @Test func foundationValuesDecodeAsAny() throws {
-        let array = try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: keyedFixture("k-foundation-values"))
+    @Test(arguments: FoundationArchives.available)
+    func foundationValuesDecodeAsAny(_ archives: FoundationArchives) throws {
+        let array = try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: archives.data("k-foundation-values"))
         try #require(array.count == 5)
         #expect(array[0] as? URL == URL(string: "https://example.com/a?b=c"))
         #expect((array[0] as? URL)?.query == "b=c")
@@ -114,9 +148,10 @@ struct FoundationFixtureTests {
         #expect(array[4] as? Date == Date(timeIntervalSinceReferenceDate: -1.5))
     }
 
-    @Test func foundationValuesRefuseATypedArrayOfOneKindWithTheElementsKeyPath() throws {
+    @Test(arguments: FoundationArchives.available)
+    func foundationValuesRefuseATypedArrayOfOneKindWithTheElementsKeyPath(_ archives: FoundationArchives) throws {
         // Element 0 is a URL, element 1 a UUID: `[URL]` must fail there, naming the element.
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: keyedFixture("k-foundation-values"))
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: archives.data("k-foundation-values"))
         let error = try #require(throws: ArchiveError.self) { try unarchiver.decode([URL].self, forKey: "root") }
         #expect(error.code == .typeMismatch)
         #expect(error.keyPath == "root[1]")
@@ -124,8 +159,9 @@ struct FoundationFixtureTests {
 
     // MARK: Object graphs
 
-    @Test func personDecodesEveryField() throws {
-        let person = try keyedgenUnarchiver("k-person").decode(Keyedgen.Person.self, forKey: "root")
+    @Test(arguments: FoundationArchives.available)
+    func personDecodesEveryField(_ archives: FoundationArchives) throws {
+        let person = try archives.keyedgenUnarchiver("k-person").decode(Keyedgen.Person.self, forKey: "root")
         var diff = ModelDiff()
         diff.person("root", person, Keyedgen.person(3))
         #expect(diff.lines.isEmpty, "\(diff.description)")
@@ -136,8 +172,9 @@ struct FoundationFixtureTests {
         #expect(person.address?.city == "Berlin")
     }
 
-    @Test func personWithObjectiveCClassNamesDecodesThroughPlainNameMapping() throws {
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: keyedFixture("k-person-objc-names"))
+    @Test(arguments: FoundationArchives.available)
+    func personWithObjectiveCClassNamesDecodesThroughPlainNameMapping(_ archives: FoundationArchives) throws {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: archives.data("k-person-objc-names"))
         unarchiver.setClass(Keyedgen.Person.self, forClassName: "Person")
         unarchiver.setClass(Keyedgen.Address.self, forClassName: "Address")
         let person = try unarchiver.decode(Keyedgen.Person.self, forKey: "root")
@@ -146,9 +183,10 @@ struct FoundationFixtureTests {
         #expect(diff.lines.isEmpty, "\(diff.description)")
     }
 
-    @Test func unmappedClassNameIsRejectedWithItsKeyPath() throws {
+    @Test(arguments: FoundationArchives.available)
+    func unmappedClassNameIsRejectedWithItsKeyPath(_ archives: FoundationArchives) throws {
         // Only Person is mapped: the archive's `keyedgen.Address` must not pick a type by itself.
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: keyedFixture("k-person"))
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: archives.data("k-person"))
         unarchiver.setClass(Keyedgen.Person.self, forClassName: "keyedgen.Person")
         let error = try #require(throws: ArchiveError.self) { try unarchiver.decode(Keyedgen.Person.self, forKey: "root") }
         #expect(error.code == .unknownClass)
@@ -156,8 +194,9 @@ struct FoundationFixtureTests {
         #expect(error.reason.contains("keyedgen.Address"))
     }
 
-    @Test func sharedPeopleKeepTheirIdentity() throws {
-        let people = try keyedgenUnarchiver("k-people-shared").decode([Keyedgen.Person].self, forKey: "root")
+    @Test(arguments: FoundationArchives.available)
+    func sharedPeopleKeepTheirIdentity(_ archives: FoundationArchives) throws {
+        let people = try archives.keyedgenUnarchiver("k-people-shared").decode([Keyedgen.Person].self, forKey: "root")
         try #require(people.count == 3)
         #expect(people[0] === people[2])
         #expect(people[0] !== people[1])
@@ -168,8 +207,9 @@ struct FoundationFixtureTests {
         #expect(diff.lines.isEmpty, "\(diff.description)")
     }
 
-    @Test func employeeHierarchyKeepsSubclassFieldsAndManagerCycle() throws {
-        let boss = try keyedgenUnarchiver("k-employee-inheritance").decode(Keyedgen.Employee.self, forKey: "root")
+    @Test(arguments: FoundationArchives.available)
+    func employeeHierarchyKeepsSubclassFieldsAndManagerCycle(_ archives: FoundationArchives) throws {
+        let boss = try archives.keyedgenUnarchiver("k-employee-inheritance").decode(Keyedgen.Employee.self, forKey: "root")
         defer { Keyedgen.breakCycles(boss) }
         let expected = Keyedgen.company()
         defer { Keyedgen.breakCycles(expected) }
@@ -184,9 +224,10 @@ struct FoundationFixtureTests {
         #expect(boss.reports.allSatisfy { $0.reports.isEmpty && $0.tags.isEmpty })
     }
 
-    @Test func employeeRootDecodesAsItsSuperclassWhenMapped() throws {
+    @Test(arguments: FoundationArchives.available)
+    func employeeRootDecodesAsItsSuperclassWhenMapped(_ archives: FoundationArchives) throws {
         // A `Person` field holding an `Employee`: the archive's class name selects the subclass.
-        let unarchiver = try keyedgenUnarchiver("k-employee-inheritance")
+        let unarchiver = try archives.keyedgenUnarchiver("k-employee-inheritance")
         let person = try unarchiver.decode(Keyedgen.Person.self, forKey: "root")
         let boss = try #require(person as? Keyedgen.Employee)
         defer { Keyedgen.breakCycles(boss) }
@@ -194,8 +235,9 @@ struct FoundationFixtureTests {
         #expect(boss.reports.count == 2)
     }
 
-    @Test func treeCycleChildrenPointAtTheirDecodedParentThroughAWeakField() throws {
-        let root = try keyedgenUnarchiver("k-tree-cycle").decode(Keyedgen.Node.self, forKey: "root")
+    @Test(arguments: FoundationArchives.available)
+    func treeCycleChildrenPointAtTheirDecodedParentThroughAWeakField(_ archives: FoundationArchives) throws {
+        let root = try archives.keyedgenUnarchiver("k-tree-cycle").decode(Keyedgen.Node.self, forKey: "root")
         var diff = ModelDiff()
         diff.node("root", root, Keyedgen.tree())
         #expect(diff.lines.isEmpty, "\(diff.description)")
@@ -210,9 +252,10 @@ struct FoundationFixtureTests {
         }
     }
 
-    @Test func treeCycleParentFieldIsReallyWeak() throws {
+    @Test(arguments: FoundationArchives.available)
+    func treeCycleParentFieldIsReallyWeak(_ archives: FoundationArchives) throws {
         // Were `parent` stored strongly by reflection, the released root would stay alive.
-        let (child, weakRoot) = try Self.decodedChildAndWeakRoot()
+        let (child, weakRoot) = try Self.decodedChildAndWeakRoot(archives)
         #expect(weakRoot.value == nil, "the decoded root outlived every strong reference to it")
         #expect(child.parent == nil)
         #expect(child.name == "child0")
@@ -220,8 +263,8 @@ struct FoundationFixtureTests {
 
     private struct WeakNode { weak var value: Keyedgen.Node? }
 
-    private static func decodedChildAndWeakRoot() throws -> (Keyedgen.Node, WeakNode) {
-        var root: Keyedgen.Node? = try keyedgenUnarchiver("k-tree-cycle").decode(Keyedgen.Node.self, forKey: "root")
+    private static func decodedChildAndWeakRoot(_ archives: FoundationArchives) throws -> (Keyedgen.Node, WeakNode) {
+        var root: Keyedgen.Node? = try archives.keyedgenUnarchiver("k-tree-cycle").decode(Keyedgen.Node.self, forKey: "root")
         let child = root!.children[0]
         let weakRoot = WeakNode(value: root)
         #expect(child.parent === root)
@@ -229,8 +272,9 @@ struct FoundationFixtureTests {
         return (child, weakRoot)
     }
 
-    @Test func multiTopArchiveExposesEveryKeyAndDecodesEach() throws {
-        let unarchiver = try keyedgenUnarchiver("k-multi-top")
+    @Test(arguments: FoundationArchives.available)
+    func multiTopArchiveExposesEveryKeyAndDecodesEach(_ archives: FoundationArchives) throws {
+        let unarchiver = try archives.keyedgenUnarchiver("k-multi-top")
         #expect(Set(unarchiver.allKeys) == ["user", "settings", "banners"])
         #expect(unarchiver.allKeys.count == 3)
         #expect(unarchiver.containsValue(forKey: "user"))
@@ -257,8 +301,9 @@ struct FoundationFixtureTests {
         #expect(missing.code == .keyNotFound)
     }
 
-    @Test func largeTeamDecodesEveryMemberWithTheSharedCaptain() throws {
-        let team = try keyedgenUnarchiver("k-team-large").decode(Keyedgen.Team.self, forKey: "root")
+    @Test(arguments: FoundationArchives.available)
+    func largeTeamDecodesEveryMemberWithTheSharedCaptain(_ archives: FoundationArchives) throws {
+        let team = try archives.keyedgenUnarchiver("k-team-large").decode(Keyedgen.Team.self, forKey: "root")
         #expect(team.name == "Everyone")
         try #require(team.members.count == 2000)
         let captain = try #require(team.captain)
@@ -273,7 +318,7 @@ struct FoundationFixtureTests {
 // MARK: - Archives made on macOS
 
 /// Archives made on macOS by Apple's writers, kept in other projects' test suites; their content is in the `.json` twins.
-@Suite("Keyed archives made by Apple's Foundation on macOS")
+@Suite("Keyed archives made by Apple's Foundation on macOS", .needsPeerFixtures("peers/cpython-darwin and peers/corelibs-keyed"))
 struct DarwinArchiveTests {
     /// `cpython-darwin/keyed-archive-darwin.bplist`: a PyObjC string subclass, archived as
     /// `{NS.string: "KeyArchive UID Test", pytype: 1, $class: OC_BuiltinPythonUnicode}` with

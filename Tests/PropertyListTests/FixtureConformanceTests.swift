@@ -3,11 +3,13 @@ import PropertyList
 import TestSupport
 import Testing
 
-/// Every peer-made file with a plist-json twin reads as exactly that twin.
+/// Every file of ours made by another writer (`Fixtures/foundation`: Foundation's NSKeyedArchiver;
+/// `Fixtures/plistlib`: Python's plistlib), and every peer-made file with a plist-json twin when
+/// ../shared/fixtures is there, reads as exactly that twin.
 @Suite("Fixture conformance")
 struct FixtureConformanceTests {
     /// Folders of `../shared/fixtures` whose files have a `.json` twin, with the extension of the data files.
-    static let folders: [(folder: String, suffix: String)] = [
+    static let peerFolders: [(folder: String, suffix: String)] = [
         ("bplist/valid", ".bplist"),
         ("peers/cpython-darwin", ".bplist"),
         ("peers/libplist", ".bplist"),
@@ -17,14 +19,28 @@ struct FixtureConformanceTests {
     /// libplist files that must be rejected (see `peers/README.md`); tested in `ReaderRejectionTests`.
     static let rejectedPeers: Set<String> = ["recursion.bplist", "malformed_dict.bplist"]
 
-    /// Every conformance case as `folder/name`.
-    static let cases: [String] = folders.flatMap { folder, suffix in
-        Fixtures.fileNames(in: Fixtures.shared(folder), suffix: suffix)
+    /// Our files made by other writers, as `Fixtures/FOLDER/NAME` (always there).
+    static let ownCases: [String] =
+        Fixtures.fileNames(in: Fixtures.own("foundation"), suffix: ".archive").map { "Fixtures/foundation/\($0)" }
+        + Fixtures.fileNames(in: Fixtures.own("plistlib"), suffix: ".bplist").map { "Fixtures/plistlib/\($0)" }
+
+    /// Every conformance case: ours, then the peer files as `folder/name` when they are used.
+    static let cases: [String] = ownCases + peerFolders.flatMap { folder, suffix in
+        Fixtures.peerFileNames(in: folder, suffix: suffix)
             .filter { !rejectedPeers.contains($0) }
             .map { "\(folder)/\($0)" }
     }
 
-    @Test("Every fixture folder holds files, so the loop cannot silently test nothing", arguments: folders.map(\.folder))
+    @Test("Fixtures/foundation and Fixtures/plistlib hold their 13 and 10 files")
+    func ownFixtureFoldersAreComplete() {
+        #expect(Self.ownCases.filter { $0.hasPrefix("Fixtures/foundation/") }.count == 13, "\(Self.ownCases)")
+        #expect(Self.ownCases.filter { $0.hasPrefix("Fixtures/plistlib/") }.count == 10, "\(Self.ownCases)")
+    }
+
+    @Test(
+        "Every peer fixture folder holds files, so the loop cannot silently test nothing",
+        .needsPeerFixtures("bplist/valid, peers/cpython-darwin, peers/libplist and keyed (only our own files are read)"),
+        arguments: peerFolders.map(\.folder))
     func fixtureFolderIsNotEmpty(folder: String) {
         let count = Self.cases.filter { $0.hasPrefix(folder + "/") }.count
         let minimum = ["bplist/valid": 26, "peers/cpython-darwin": 2, "peers/libplist": 22, "keyed": 13][folder] ?? 1
@@ -33,7 +49,7 @@ struct FixtureConformanceTests {
 
     @Test("Each fixture reads as its plist-json twin", arguments: cases)
     func fixtureReadsAsItsJSONTwin(path: String) throws {
-        let url = Fixtures.shared(path)
+        let url = Fixtures.file(path)
         let jsonURL = url.deletingPathExtension().appendingPathExtension("json")
         let expected = try PlistValue(plistJSON: try Fixtures.text(at: jsonURL))
         let bytes = try Fixtures.bytes(at: url)
@@ -72,11 +88,11 @@ struct FixtureConformanceTests {
         #expect(PlistValue.array(repaired) == expected)
     }
 
-    @Test("Peer fixtures that read also write and read back equal")
+    @Test("Fixtures that read also write and read back equal")
     func peerFixturesSurviveARewrite() throws {
         var rewritten = 0
         for path in Self.cases {
-            let value = try BPlistReader().read(try Fixtures.bytes(at: Fixtures.shared(path)))
+            let value = try BPlistReader().read(try Fixtures.bytes(at: Fixtures.file(path)))
             let bytes: [UInt8]
             do {
                 bytes = try BPlistWriter().write(value)

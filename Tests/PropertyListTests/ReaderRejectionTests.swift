@@ -102,7 +102,7 @@ struct ReaderRejectionTests {
         .init("peers/libplist/malformed_dict.bplist", .invalidKey, 18, object: 2),
     ]
 
-    @Test("The rejection table covers every file in bplist/invalid")
+    @Test("The rejection table covers every file in bplist/invalid", .needsPeerFixtures("bplist/invalid"))
     func rejectionTableCoversEveryInvalidFile() {
         let files = Set(Fixtures.fileNames(in: Fixtures.shared("bplist/invalid"), suffix: ".bplist").map { "bplist/invalid/" + $0 })
         let listed = Set(Self.rejections.map(\.path).filter { $0.hasPrefix("bplist/invalid/") })
@@ -110,7 +110,9 @@ struct ReaderRejectionTests {
         #expect(files == listed, "missing from the table: \(files.subtracting(listed).sorted()); stale: \(listed.subtracting(files).sorted())")
     }
 
-    @Test("Each malformed file fails with the expected code, byte offset and object index", arguments: rejections)
+    @Test(
+        "Each malformed file fails with the expected code, byte offset and object index",
+        .needsPeerFixtures("bplist/invalid and peers/libplist"), arguments: rejections)
     func malformedFileFailsWithCodeAndOffset(_ rejection: Rejection) throws {
         let bytes = try Fixtures.bytes(at: Fixtures.shared(rejection.path))
         let error = try #require(readErrorOnDeepStack(bytes))
@@ -121,7 +123,9 @@ struct ReaderRejectionTests {
         #expect(!error.reason.isEmpty)
     }
 
-    @Test("recursion.bplist with its trailer repaired fails on its repeated key, then on its cycle")
+    @Test(
+        "recursion.bplist with its trailer repaired fails on its repeated key, then on its cycle",
+        .needsPeerFixtures("peers/libplist/recursion.bplist"))
     func recursionWithRepairedTrailerFailsOnTheCycle() throws {
         let original = try Fixtures.bytes(at: Fixtures.shared("peers/libplist/recursion.bplist"))
         try #require(original.count == 60)
@@ -138,28 +142,33 @@ struct ReaderRejectionTests {
         expectReadError(single, .cycle, at: 11, objectIndex: 1)
     }
 
-    static let fuzzFiles = Fixtures.fileNames(in: Fixtures.shared("peers/libplist-fuzz"))
+    static let fuzzFiles = Fixtures.peerFileNames(in: "peers/libplist-fuzz")
 
-    @Test("libplist's fuzz crashers either read or throw ArchiveError", arguments: fuzzFiles)
+    @Test("libplist's fuzz crashers either read or throw ArchiveError", .needsPeerFixtures("peers/libplist-fuzz"), arguments: fuzzFiles)
     func fuzzCrasherReadsOrThrows(name: String) throws {
         let bytes = try Fixtures.bytes(at: Fixtures.shared("peers/libplist-fuzz/" + name))
         expectReadsOrThrowsCleanly(bytes)
     }
 
-    @Test("The fuzz folder holds its 24 files")
+    @Test("The fuzz folder holds its 24 files", .needsPeerFixtures("peers/libplist-fuzz"))
     func fuzzFolderIsComplete() {
         #expect(Self.fuzzFiles.count == 24)
     }
 
+    /// Files of ours (always), then peer files (when they are used), as paths for ``Fixtures/file(_:)``.
     static let truncationFiles = [
+        "Fixtures/bplist/user-profile.bplist", "Fixtures/bplist/utf16-strings.bplist", "Fixtures/foundation/k-person.archive",
+        "Fixtures/plistlib/nested.bplist", "Fixtures/plistlib/dates.bplist", "Fixtures/plistlib/strings.bplist",
+        "Fixtures/plistlib/dag.bplist", "Fixtures/plistlib/uids.bplist",
+    ] + (!Fixtures.peerFixturesAvailable ? [] : [
         "bplist/valid/nested.bplist", "bplist/valid/json-like.bplist", "bplist/valid/dates.bplist",
         "bplist/valid/string-surrogates.bplist", "bplist/valid/dag.bplist", "bplist/valid/width3.bplist",
         "bplist/valid/uids.bplist", "peers/libplist/off8bytes.bplist",
-    ]
+    ])
 
     @Test("Every proper prefix of a valid file throws, never crashes", arguments: truncationFiles)
     func everyTruncationThrows(path: String) throws {
-        let bytes = try Fixtures.bytes(at: Fixtures.shared(path))
+        let bytes = try Fixtures.bytes(at: Fixtures.file(path))
         _ = try BPlistReader().read(bytes)
         for length in 0..<bytes.count {
             do {
@@ -172,16 +181,21 @@ struct ReaderRejectionTests {
         }
     }
 
+    /// Files of ours (always), then peer files (when they are used), as paths for ``Fixtures/file(_:)``.
     static let corruptionFiles = [
+        "Fixtures/bplist/mixed-scalars.bplist", "Fixtures/bplist/utf16-strings.bplist", "Fixtures/foundation/k-array-mixed.archive",
+        "Fixtures/plistlib/nested.bplist", "Fixtures/plistlib/integers.bplist", "Fixtures/plistlib/dates.bplist",
+        "Fixtures/plistlib/dag.bplist", "Fixtures/plistlib/uids.bplist",
+    ] + (!Fixtures.peerFixturesAvailable ? [] : [
         "bplist/valid/nested.bplist", "bplist/valid/ints.bplist", "bplist/valid/dates.bplist",
         "bplist/valid/string-utf16.bplist", "bplist/valid/string-surrogates.bplist", "bplist/valid/dag.bplist",
         "bplist/valid/uids.bplist", "bplist/valid/width3.bplist", "bplist/valid/width8.bplist",
         "bplist/valid/set.bplist", "bplist/valid/null.bplist", "bplist/valid/int-uint64-max.bplist",
-    ]
+    ])
 
     @Test("Every single-byte corruption of a small file reads or throws ArchiveError", arguments: corruptionFiles)
     func everySingleByteCorruptionReadsOrThrows(path: String) throws {
-        let original = try Fixtures.bytes(at: Fixtures.shared(path))
+        let original = try Fixtures.bytes(at: Fixtures.file(path))
         var rejected = 0
         for position in original.indices {
             for replacement in Set([0x00, 0xFF, original[position] &+ 1]) where replacement != original[position] {

@@ -10,10 +10,14 @@ private typealias A = BPlistAssembler
 @Suite("BPlistReader truncation")
 struct ReaderTruncationTests {
     /// Real archives and property lists: the keyed fixtures, plistlib and Foundation files.
+    /// Ours always; the peer copies too when ../shared/fixtures is used.
     static let files: [String] =
-        Fixtures.fileNames(in: Fixtures.shared("keyed"), suffix: ".archive").map { "keyed/" + $0 }
-        + Fixtures.fileNames(in: Fixtures.shared("bplist/valid"), suffix: ".bplist").map { "bplist/valid/" + $0 }
-        + Fixtures.fileNames(in: Fixtures.shared("peers/cpython-darwin"), suffix: ".bplist").map { "peers/cpython-darwin/" + $0 }
+        Fixtures.fileNames(in: Fixtures.own("foundation"), suffix: ".archive").map { "Fixtures/foundation/" + $0 }
+        + Fixtures.fileNames(in: Fixtures.own("plistlib"), suffix: ".bplist").map { "Fixtures/plistlib/" + $0 }
+        + Fixtures.fileNames(in: Fixtures.own("keyed"), suffix: ".archive").map { "Fixtures/keyed/" + $0 }
+        + Fixtures.peerFileNames(in: "keyed", suffix: ".archive").map { "keyed/" + $0 }
+        + Fixtures.peerFileNames(in: "bplist/valid", suffix: ".bplist").map { "bplist/valid/" + $0 }
+        + Fixtures.peerFileNames(in: "peers/cpython-darwin", suffix: ".bplist").map { "peers/cpython-darwin/" + $0 }
 
     /// The lengths a file of `count` bytes is cut at: every one for files up to 64 KiB; for larger
     /// ones the first 4 KiB, every 97th length, and the last 4 KiB (the cuts into the offset table).
@@ -59,7 +63,7 @@ struct ReaderTruncationTests {
         #expect(Self.files.count >= 40)
         var cuts = 0
         for file in Self.files {
-            let bytes = try Fixtures.bytes(at: Fixtures.shared(file))
+            let bytes = try Fixtures.bytes(at: Fixtures.file(file))
             _ = try BPlistReader().read(bytes)  // the whole file reads
             cuts += Self.expectEveryCutTruncated(bytes, lengths: Self.cutLengths(of: bytes.count), name: file)
         }
@@ -78,7 +82,7 @@ struct ReaderTruncationTests {
 
     @Test("A keyed archive cut inside its objects names the trailer field it read and the file size")
     func cutArchiveMessage() throws {
-        let bytes = try Fixtures.bytes(at: Fixtures.shared("keyed/k-person.archive"))
+        let bytes = try Fixtures.bytes(at: Fixtures.own("foundation/k-person.archive"))
         try #require(bytes.count > 150)
         let error = try #require(Self.error(readingPrefix: 150, of: bytes))
         #expect(error.code == .truncated)

@@ -1,9 +1,11 @@
 import Foundation
 import KeyedArchive
 
-// Swift models of the classes in `../shared/fixtures/keyed/GENERATOR.swift.txt`, field for field:
+// Swift models of the NSCoding classes that write the Foundation-made archives
+// (`Scripts/FoundationFixtures/main.swift` for `Fixtures/foundation`; the peer copy in
+// ../shared/fixtures/keyed was written with the same classes, keys and values), field for field:
 // same names, same types, coded by reflection (`Archivable`). They live in `Keyedgen` (the
-// generator's module name) so they cannot collide with other tests' `Person` or `Node`.
+// writer's module name) so they cannot collide with other tests' `Person` or `Node`.
 //
 // Each declares `archiveClassName` as the name Foundation on Linux gives its NSCoding twin
 // (`FoundationTwins.swift`), so an archive this library writes is read by `NSKeyedUnarchiver`
