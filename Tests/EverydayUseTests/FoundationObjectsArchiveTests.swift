@@ -300,6 +300,43 @@ struct FoundationObjectsArchiveTests {
         #expect(back.buffer == NSMutableData(data: Data([3, 4])))
     }
 
+    final class Ledger: Archivable {
+        var amount: NSNumber = 0
+        var entries: [NSNumber] = []
+        required init() {}
+    }
+
+    @Test("an NSDecimalNumber held by a field typed NSNumber keeps every digit and comes back an NSDecimalNumber")
+    func decimalNumberInNumberFieldKeepsItsDigits() throws {
+        let ledger = Ledger()
+        ledger.amount = NSDecimalNumber(string: "12.345678901234567890123")
+        ledger.entries = [NSDecimalNumber(string: "0.1"), NSNumber(value: 0.1)]
+        let back = try KeyedUnarchiver.unarchivedObject(
+            ofType: Ledger.self, from: try KeyedArchiver.archivedData(withRootObject: ledger))
+        let amount = try #require(back.amount as? NSDecimalNumber, "came back as \(type(of: back.amount))")
+        #expect(amount.decimalValue == Decimal(string: "12.345678901234567890123")!)
+        #expect(back.entries.count == 2)
+        #expect((back.entries.first as? NSDecimalNumber)?.decimalValue == Decimal(string: "0.1")!)
+        #expect(back.entries.last.map(numberKind) == "real")
+        #expect(back.entries.last?.doubleValue == 0.1)
+    }
+
+    @Test("an NSURL relative to a base archives as the same bytes as the URL and keeps its base")
+    func relativeNSURLKeepsItsBase() throws {
+        let base = URL(string: "https://example.com/a/")!
+        let object = try #require(NSURL(string: "b/c?x=1", relativeTo: base))
+        let swift = try #require(URL(string: "b/c?x=1", relativeTo: base))
+        #expect(try KeyedArchiver.archivedData(withRootObject: object) == KeyedArchiver.archivedData(withRootObject: swift))
+
+        let clipping = Clipping()
+        clipping.link = object
+        let back = try KeyedUnarchiver.unarchivedObject(
+            ofType: Clipping.self, from: try KeyedArchiver.archivedData(withRootObject: clipping))
+        #expect(back.link.relativeString == "b/c?x=1")
+        #expect(back.link.baseURL == base)
+        #expect(back.link.absoluteString == "https://example.com/a/b/c?x=1")
+    }
+
     struct Reading: Archivable {
         var value: NSNumber = 0
         var note = NSMutableString(string: "")
