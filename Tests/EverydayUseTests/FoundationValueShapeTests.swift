@@ -76,6 +76,7 @@ private let decimalCases: [DecimalCase] = [
     DecimalCase(label: "12.345", value: Decimal(string: "12.345")!),
     DecimalCase(label: "-0.001", value: Decimal(string: "-0.001")!),
     DecimalCase(label: "greatestFiniteMagnitude", value: .greatestFiniteMagnitude),
+    DecimalCase(label: "-greatestFiniteMagnitude", value: -Decimal.greatestFiniteMagnitude),
     DecimalCase(label: "leastNonzeroMagnitude", value: .leastNonzeroMagnitude),
     DecimalCase(label: "10^30", value: pow(Decimal(10), 30)),
     DecimalCase(label: "2^128 - 1", value: Decimal(string: "340282366920938463463374607431768211455")!),
