@@ -123,10 +123,11 @@ struct DecimalArchiveTests {
         #expect(resolved(object["NS.mantissa"], in: objects) == .data([UInt8](repeating: 0xFF, count: 16)))
     }
 
-    @Test("a Decimal round-trips exactly as a Decimal", arguments: decimalCases)
+    @Test("a Decimal round-trips exactly as a Decimal, archived as an NSDecimalNumber", arguments: decimalCases)
     func decimalRoundTripsTyped(_ test: DecimalCase) throws {
-        let back = try KeyedUnarchiver.unarchivedObject(
-            ofType: Decimal.self, from: try KeyedArchiver.archivedData(withRootObject: test.value))
+        let data = try KeyedArchiver.archivedData(withRootObject: test.value)
+        #expect(try rootObject(of: data).classInfo["$classname"] == .string("NSDecimalNumber"))
+        let back = try KeyedUnarchiver.unarchivedObject(ofType: Decimal.self, from: data)
         #expect(same(back, test.value), "\(back) != \(test.value)")
         #expect(back.isNaN == test.value.isNaN)
     }

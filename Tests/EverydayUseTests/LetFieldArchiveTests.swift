@@ -126,6 +126,9 @@ struct LetFieldArchiveTests {
 
 @Observable
 private final class Settings: Archivable {
+    // A private type's module-qualified name holds an address that changes every launch; a
+    // declared name keeps the store's key and the archive's class name stable.
+    static var archiveClassName: String? { "Settings" }
     var theme = "light"
     var fontSize = 12
     var showsTips = true
