@@ -42,7 +42,12 @@ final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let object = value as AnyObject
         switch family {
-        case .number: return try Self.encodeNumber(object as! NSNumber, inline: inline, archiver)
+        case .number:
+            // A field declared `NSNumber` may hold an `NSDecimalNumber`: it keeps its decimal digits.
+            if let decimal = object as? NSDecimalNumber {
+                return try DecimalCoder().encode(decimal.decimalValue, inline: inline, archiver)
+            }
+            return try Self.encodeNumber(object as! NSNumber, inline: inline, archiver)
         case .decimalNumber: return try DecimalCoder().encode((object as! NSDecimalNumber).decimalValue, inline: inline, archiver)
         default: return try archiver.encodeDynamic(try swiftValue(of: object), inline: inline)
         }
@@ -61,7 +66,10 @@ final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
         case .set: bridged = object as? Set<AnyHashable>
         case .date: bridged = object as? Date
         case .data: bridged = object as? Data
-        case .url: bridged = object as? URL
+        case .url:
+            // Bridging an `NSURL` to `URL` drops its base on Linux; the base and relative part are kept.
+            let url = object as! NSURL
+            bridged = url.baseURL.flatMap { URL(string: url.relativeString, relativeTo: $0) } ?? object as? URL
         case .uuid: bridged = object as? UUID
         case .number, .decimalNumber: bridged = object
         }
