@@ -170,12 +170,15 @@ public final class ArchiveStore: Sendable {
     /// Saves `value` under its type's archive class name (one value per model type).
     ///
     /// The key is the type's `archiveClassName` (`KeyedCoding` first, then `Archivable`),
-    /// else its module-qualified name (`String(reflecting:)`, such as `MyApp.Settings`).
-    /// Declare `archiveClassName` to keep the key stable when the type moves or is renamed.
+    /// else its module-qualified name (such as `MyApp.Settings`), the name it is archived under.
+    /// Declare `archiveClassName` to keep the key stable when the type moves or is renamed; a
+    /// renamed type lists its old names in `archiveLegacyClassNames`, and once this save has
+    /// written the value under the current name, the values under those names are removed.
     ///
-    /// - Throws: as ``save(_:forKey:expiresAfter:)``.
+    /// - Throws: as ``save(_:forKey:expiresAfter:)``; nothing is removed if the save fails.
     public func save<T>(_ value: T) throws {
         try save(value, forKey: Self.defaultKey(for: T.self))
+        for legacy in KeyedArchiver.legacyClassNames(of: T.self) { try remove(forKey: legacy) }
     }
 
     // MARK: - Loading
@@ -201,9 +204,16 @@ public final class ArchiveStore: Sendable {
 
     /// The value saved with ``save(_:)`` for `type`; nil when there is none or it expired.
     ///
+    /// A value saved under one of the type's `archiveLegacyClassNames` (before it was renamed)
+    /// is found when there is none under its current name.
+    ///
     /// - Throws: as ``load(_:forKey:)``.
     public func load<T>(_ type: T.Type) throws -> T? {
-        try load(type, forKey: Self.defaultKey(for: type))
+        if let current = try load(type, forKey: Self.defaultKey(for: type)) { return current }
+        for legacy in KeyedArchiver.legacyClassNames(of: type) {
+            if let value = try load(type, forKey: legacy) { return value }
+        }
+        return nil
     }
 
     /// True when a value is stored under `key` and has not expired.
@@ -365,13 +375,7 @@ public final class ArchiveStore: Sendable {
 
     /// The archive class name `save(_:)` uses as the key for `type`.
     package static func defaultKey<T>(for type: T.Type) -> String {
-        if let coding = type as? any KeyedCoding.Type {
-            return coding.archiveClassName ?? String(reflecting: type)
-        }
-        if let archivable = type as? any Archivable.Type {
-            return archivable.archiveClassName ?? String(reflecting: type)
-        }
-        return String(reflecting: type)
+        KeyedArchiver.className(of: type)
     }
 
     /// The unexpired record stored under `key`, read under `configuration`; nil when there is

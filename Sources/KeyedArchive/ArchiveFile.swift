@@ -126,7 +126,7 @@ public struct ArchiveFile {
     public func encoded() throws -> Data {
         let added = pending?.keys ?? []
         let kept = baseKeys.filter { !added.contains($0) }
-        if let base, kept.isEmpty, added.isEmpty, base.unarchiver.allKeys == baseKeys { return base.data }
+        if let base, added.isEmpty, base.unarchiver.allKeys == baseKeys { return base.data }
         if kept.isEmpty, let pending { return try pending.snapshot().data }
         let archiver = KeyedArchiver()
         if let base, !kept.isEmpty { try archiver.keep(kept, of: base.data) }

@@ -106,7 +106,7 @@ extension OptionalCoder: AbsentAsNil {
 
 /// `KeyedCoding` types: a coded object whose fields the type writes itself.
 final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable {
-    private let name = K.archiveClassName ?? String(reflecting: K.self)
+    private let name = K.archiveClassName ?? defaultClassName(of: K.self)
     override var className: String? { name }
     override var legacyClassNames: [String] { K.archiveLegacyClassNames }
 

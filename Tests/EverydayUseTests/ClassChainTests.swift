@@ -7,18 +7,18 @@ import Testing
 // by the name it is archived under (its declared `archiveClassName`, or the name chosen for it
 // with `setClassName(_:for:)` in this archive), then `NSObject`.
 
-class Vehicle: Archivable {
-    class var archiveClassName: String? { "Vehicle" }
+class ChainVehicle: Archivable {
+    class var archiveClassName: String? { "ChainVehicle" }
     var wheels = 4
     required init() {}
 }
 
-final class Car: Vehicle {
-    override class var archiveClassName: String? { "Car" }
+final class ChainCar: ChainVehicle {
+    override class var archiveClassName: String? { "ChainCar" }
     var brand = ""
 }
 
-class Truck: Vehicle {
+class Truck: ChainVehicle {
     override class var archiveClassName: String? { "Truck" }
     var payload = 0
 }
@@ -29,8 +29,8 @@ final class Pickup: Truck {
 }
 
 /// A garage holds vehicles through their base class.
-final class Garage: Archivable {
-    var vehicles: [Vehicle] = []
+final class ChainGarage: Archivable {
+    var vehicles: [ChainVehicle] = []
     required init() {}
 }
 
@@ -68,59 +68,59 @@ private func rootClasses(in data: Data) throws -> [String]? {
 struct ClassChainTests {
     @Test("a subclass's $classes names its superclass by its declared name, or by the name setClassName gives it")
     func superclassIsNamedByDeclaredOrChosenName() throws {
-        let car = Car()
+        let car = ChainCar()
         car.brand = "Volvo"
-        #expect(try rootClasses(in: KeyedArchiver.archivedData(withRootObject: car)) == ["Car", "Vehicle", "NSObject"])
+        #expect(try rootClasses(in: KeyedArchiver.archivedData(withRootObject: car)) == ["ChainCar", "ChainVehicle", "NSObject"])
         #expect(
-            try rootClasses(in: KeyedArchiver.archivedData(withRootObject: Pickup())) == ["Pickup", "Truck", "Vehicle", "NSObject"])
+            try rootClasses(in: KeyedArchiver.archivedData(withRootObject: Pickup())) == ["Pickup", "Truck", "ChainVehicle", "NSObject"])
 
         let archiver = KeyedArchiver()
-        archiver.setClassName("RenamedVehicle", for: Vehicle.self)
+        archiver.setClassName("RenamedVehicle", for: ChainVehicle.self)
         try archiver.encode(car, forKey: "root")
-        #expect(try rootClasses(in: try archiver.encodedData) == ["Car", "RenamedVehicle", "NSObject"])
+        #expect(try rootClasses(in: try archiver.encodedData) == ["ChainCar", "RenamedVehicle", "NSObject"])
     }
 
     @Test("renaming both classes renames both in $classes")
     func renamingBothClassesRenamesWholeChain() throws {
         let archiver = KeyedArchiver()
-        archiver.setClassName("RenamedVehicle", for: Vehicle.self)
-        archiver.setClassName("RenamedCar", for: Car.self)
-        try archiver.encode(Car(), forKey: "root")
+        archiver.setClassName("RenamedVehicle", for: ChainVehicle.self)
+        archiver.setClassName("RenamedCar", for: ChainCar.self)
+        try archiver.encode(ChainCar(), forKey: "root")
         #expect(try rootClasses(in: try archiver.encodedData) == ["RenamedCar", "RenamedVehicle", "NSObject"])
     }
 
     @Test("renaming the middle of a three-class chain renames it for every class below it, and the base class too")
     func renamedMiddleClassAppearsInEveryChain() throws {
-        let garage = Garage()
-        garage.vehicles = [Vehicle(), Car(), Truck(), Pickup()]
+        let garage = ChainGarage()
+        garage.vehicles = [ChainVehicle(), ChainCar(), Truck(), Pickup()]
         let archiver = KeyedArchiver()
         archiver.setClassName("LegacyTruck", for: Truck.self)
         try archiver.encode(garage, forKey: "root")
         let chains = try classChains(in: try archiver.encodedData)
-        #expect(chains["Vehicle"] == ["Vehicle", "NSObject"])
-        #expect(chains["Car"] == ["Car", "Vehicle", "NSObject"])
-        #expect(chains["LegacyTruck"] == ["LegacyTruck", "Vehicle", "NSObject"])
-        #expect(chains["Pickup"] == ["Pickup", "LegacyTruck", "Vehicle", "NSObject"])
+        #expect(chains["ChainVehicle"] == ["ChainVehicle", "NSObject"])
+        #expect(chains["ChainCar"] == ["ChainCar", "ChainVehicle", "NSObject"])
+        #expect(chains["LegacyTruck"] == ["LegacyTruck", "ChainVehicle", "NSObject"])
+        #expect(chains["Pickup"] == ["Pickup", "LegacyTruck", "ChainVehicle", "NSObject"])
         #expect(chains["Truck"] == nil)
     }
 
-    @Test("a car archived with a renamed superclass still decodes as a Car with its fields")
+    @Test("a car archived with a renamed superclass still decodes as a ChainCar with its fields")
     func renamedSuperclassArchiveDecodes() throws {
-        let car = Car()
+        let car = ChainCar()
         car.brand = "Saab"
         car.wheels = 3
-        let garage = Garage()
+        let garage = ChainGarage()
         garage.vehicles = [car]
         let archiver = KeyedArchiver()
-        archiver.setClassName("RenamedVehicle", for: Vehicle.self)
+        archiver.setClassName("RenamedVehicle", for: ChainVehicle.self)
         try archiver.encode(garage, forKey: "root")
         let data = try archiver.encodedData
-        #expect(try classChains(in: data)["Car"] == ["Car", "RenamedVehicle", "NSObject"])
+        #expect(try classChains(in: data)["ChainCar"] == ["ChainCar", "RenamedVehicle", "NSObject"])
 
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
-        unarchiver.register(Car.self)
-        let back = try unarchiver.decode(Garage.self, forKey: "root")
-        let decoded = try #require(back.vehicles.first as? Car)
+        unarchiver.register(ChainCar.self)
+        let back = try unarchiver.decode(ChainGarage.self, forKey: "root")
+        let decoded = try #require(back.vehicles.first as? ChainCar)
         #expect(back.vehicles.count == 1)
         #expect(decoded.brand == "Saab")
         #expect(decoded.wheels == 3)

@@ -85,8 +85,8 @@ struct FailedArchiveTests {
         #expect(try KeyedUnarchiver(forReadingFrom: data).allKeys.isEmpty)
     }
 
-    @Test("ArchiveFile.write of a value that fails leaves the existing file byte for byte")
-    func failedWriteLeavesExistingFileUnchanged() throws {
+    @Test("A value that fails in ArchiveFile.set changes nothing: the file writes the same bytes as before")
+    func failedSetLeavesTheFileUnchanged() throws {
         let folder = try TemporaryDirectory("failed-write")
         let url = folder.file("document.archive")
 
@@ -99,13 +99,18 @@ struct FailedArchiveTests {
         try file.write(to: url)
         let good = try Data(contentsOf: url)
 
-        // The draft changes after it was set: it now holds a value that cannot be archived.
+        // Changing the draft after it was set does not reach the file; setting it again with a
+        // value that cannot be archived throws and leaves the file as it was.
         draft.attachment = Stamp(label: "late")
+        try file.write(to: url)
+        #expect(try Data(contentsOf: url) == good)
         let error = #expect(throws: ArchiveError.self) {
-            try file.write(to: url)
+            try file.set(draft, forKey: "draft")
         }
         #expect(error?.code == .letField)
         #expect(error?.keyPath == "draft.attachment.issued")
+        #expect(file.keys == ["draft", "revision"])
+        try file.write(to: url)
 
         #expect(try Data(contentsOf: url) == good)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["document.archive"])
@@ -117,8 +122,8 @@ struct FailedArchiveTests {
         #expect(try reopened.decode(Int.self, forKey: "revision") == 7)
     }
 
-    @Test("ArchiveFile.write of a reopened file whose new key fails leaves the file byte for byte")
-    func failedWriteOfReopenedFileLeavesItUnchanged() throws {
+    @Test("A reopened file whose new key fails to archive is written back byte for byte")
+    func failedSetOfReopenedFileLeavesItUnchanged() throws {
         let folder = try TemporaryDirectory("failed-rewrite")
         let url = folder.file("library.archive")
         var original = ArchiveFile()
@@ -128,13 +133,14 @@ struct FailedArchiveTests {
 
         var file = try ArchiveFile(contentsOf: url)
         let draft = Draft()
-        try file.set(draft, forKey: "draft")
         draft.attachment = [Stamp(label: "late")] as [Any]
         let error = #expect(throws: ArchiveError.self) {
-            try file.write(to: url)
+            try file.set(draft, forKey: "draft")
         }
         #expect(error?.code == .letField)
         #expect(error?.keyPath == "draft.attachment[0].issued")
+        #expect(file.keys == ["names"])
+        try file.write(to: url)
         #expect(try Data(contentsOf: url) == good)
         #expect(try ArchiveFile(contentsOf: url).decode([String].self, forKey: "names") == ["a", "b"])
     }

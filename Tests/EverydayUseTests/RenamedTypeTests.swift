@@ -1,4 +1,5 @@
 import Foundation
+import ArchiveStore
 import KeyedArchive
 import Testing
 
@@ -125,4 +126,51 @@ final class OldProfileWithoutLegacy: Archivable {
     var age = 0
     required init() {}
     static var archiveClassName: String? { "MyApp.UserProfile" }
+}
+
+@Suite("The store finds values saved before a type was renamed")
+struct RenamedTypeStoreTests {
+    @Test("load(_:) finds a value saved under a legacy name, and the next save(_:) moves it to the current name")
+    func storeMovesLegacyKey() throws {
+        let folder = try TemporaryDirectory()
+        let store = try ArchiveStore(directory: folder.url)
+        let old = OldProfile()
+        old.name = "Ann"
+        old.age = 41
+        try store.save(old)
+        #expect(store.keys == ["MyApp.Profile"])
+
+        let loaded = try #require(try store.load(UserProfile.self))
+        #expect(loaded.name == "Ann")
+        #expect(loaded.age == 41)
+        #expect(store.keys == ["MyApp.Profile"])  // loading moves nothing
+
+        loaded.age = 42
+        try store.save(loaded)
+        #expect(store.keys == ["MyApp.UserProfile"])
+        let again = try #require(try store.load(UserProfile.self))
+        #expect(again.age == 42)
+    }
+
+    @Test("A failed save(_:) keeps the value under the legacy name")
+    func failedSaveKeepsLegacyValue() throws {
+        let folder = try TemporaryDirectory()
+        let store = try ArchiveStore(directory: folder.url)
+        try store.save(LegacyNamed(text: "kept"), forKey: "Old.Note")
+        #expect(throws: ArchiveError.self) { try store.save(BrokenNote()) }
+        #expect(store.keys == ["Old.Note"])
+        #expect(try store.load(LegacyNamed.self, forKey: "Old.Note")?.text == "kept")
+    }
+}
+
+struct LegacyNamed: Archivable {
+    var text = ""
+}
+
+/// A type whose save always fails (its `let` could not be read back), named after a legacy key.
+struct BrokenNote: Archivable {
+    let id = 1
+    var text = ""
+    static var archiveClassName: String? { "New.Note" }
+    static var archiveLegacyClassNames: [String] { ["Old.Note"] }
 }

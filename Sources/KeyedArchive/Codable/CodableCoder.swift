@@ -37,7 +37,7 @@ import Foundation
 /// does the same steps (subclass dispatch, identity, cycle check, depth) around it. Decoding a
 /// coded object of the type's class goes through `decodeObject`.
 final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable after init
-    private let name = String(reflecting: T.self)
+    private let name = defaultClassName(of: T.self)
     /// `$classes`: the name, superclass names, `NSObject`.
     private let classes: [String]
     private let encoding: EncodingWitness<T>?
@@ -58,7 +58,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
         if let type = T.self as? AnyClass {
             var next: AnyClass? = _getSuperclass(type)
             while let superclass = next, chain.count < 64 {
-                let superName = String(reflecting: superclass)
+                let superName = defaultClassName(of: superclass)
                 if superName == ArchiveFormat.rootClass || superName.hasPrefix("_Tt") || superName.hasPrefix("Swift.") { break }
                 chain.append(superName)
                 next = _getSuperclass(superclass)

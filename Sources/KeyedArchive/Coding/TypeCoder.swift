@@ -160,6 +160,34 @@ final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }
 }
 
+/// The module-qualified name of `type` as Swift prints it (`MyApp.User`, `MyApp.Box<Swift.Int>`),
+/// the default class name in archives. A private or local type prints an address
+/// (`MyApp.(unknown context at $55d3a1c4).Note`) that changes from one launch to the next; it is
+/// left out, so the name stays the same across launches.
+func defaultClassName(of type: Any.Type) -> String {
+    var name = String(reflecting: type)
+    while let start = name.range(of: "(unknown context at $") {
+        guard let end = name[start.upperBound...].range(of: ").") else { break }
+        name.removeSubrange(start.lowerBound..<end.upperBound)
+    }
+    return name
+}
+
+extension KeyedArchiver {
+    /// The class name `type` is archived under by default: its declared `archiveClassName`,
+    /// else its module-qualified name.
+    package static func className(of type: Any.Type) -> String {
+        var cache = CoderCache()
+        return cache.coder(for: type).className ?? defaultClassName(of: type)
+    }
+
+    /// The earlier class names `type` declares (`archiveLegacyClassNames`).
+    package static func legacyClassNames(of type: Any.Type) -> [String] {
+        var cache = CoderCache()
+        return cache.coder(for: type).legacyClassNames
+    }
+}
+
 /// Runs `body` with one more path component on any error it throws.
 @inline(__always)
 func withKeyPath<R>(_ component: @autoclosure () -> String, _ body: () throws -> R) throws -> R {

@@ -394,7 +394,7 @@ final class UnarchiverCore {
             for type in registered {
                 let coder = coders.coder(for: type)
                 for legacy in coder.legacyClassNames where index[legacy] == nil { index[legacy] = type }
-                index[coder.className ?? String(reflecting: type)] = type
+                index[coder.className ?? defaultClassName(of: type)] = type
             }
             registeredByName = index
         }
@@ -402,7 +402,7 @@ final class UnarchiverCore {
     }
 
     func archiveClassName(of type: Any.Type) -> String {
-        coders.coder(for: type).className ?? String(reflecting: type)
+        coders.coder(for: type).className ?? defaultClassName(of: type)
     }
 
     func register(_ instance: AnyObject, uid: Int) {

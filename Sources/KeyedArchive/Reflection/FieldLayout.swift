@@ -92,7 +92,7 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         // Superclasses are named as each is archived itself: its declared name, else its module-qualified one.
         var coders = CoderCache()
         let superclasses = chain.dropFirst().map(\.subjectType)
-        let superclassNames = superclasses.map { coders.coder(for: $0).className ?? String(reflecting: $0) }
+        let superclassNames = superclasses.map { coders.coder(for: $0).className ?? defaultClassName(of: $0) }
         if let shared = zip(superclasses, superclassNames).first(where: { $0.1 == className }) {
             // A `static var archiveClassName` in a base class is inherited: the subclass would be
             // read back as its base class.

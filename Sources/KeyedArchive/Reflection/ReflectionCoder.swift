@@ -4,7 +4,7 @@ import Synchronization
 
 /// `Archivable` types: fields found by reflection, read and written through typed pointers.
 final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {  // layout published once, atomically
-    private let name = A.archiveClassName ?? String(reflecting: A.self)
+    private let name = A.archiveClassName ?? defaultClassName(of: A.self)
     private let isClass = A.self is AnyClass
     /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 = not yet).
     private let published = Atomic<UInt>(0)
