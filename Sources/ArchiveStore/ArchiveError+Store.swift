@@ -16,23 +16,6 @@ extension ArchiveError.Code {
 }
 
 extension ArchiveError {
-    /// A failed system call on `path`, with the system's text for `number` (`errno`).
-    ///
-    /// `errno` comes first so that it is read before the other arguments are built.
-    @inline(never)
-    static func io(errno number: Int32, _ action: String, path: String) -> ArchiveError {
-        let text = String(cString: strerror(number))
-        var reason = "could not \(action) \(path): \(text) (errno \(number))"
-        switch number {
-        case EACCES, EPERM: reason += "; check the directory's permissions and owner"
-        case EROFS: reason += "; the file system is mounted read-only"
-        case ENOSPC, EDQUOT: reason += "; free some disk space (the previous value is intact)"
-        case EFBIG: reason += "; the file size limit was reached (the previous value is intact)"
-        default: break
-        }
-        return ArchiveError(.io, reason: reason)
-    }
-
     /// A stored file that is not a keyed archive written by a store, or that holds another key.
     @inline(never)
     static func foreignFile(path: String, _ what: String) -> ArchiveError {

@@ -433,14 +433,8 @@ public final class ArchiveStore: Sendable {
     /// Writes `name` durably as the `.namespace` file of its directory, unless it is there.
     private func recordName(_ name: String, in directory: Directory) throws {
         guard try directory.status(of: StoreFormat.namespaceNameFileName) == nil else { return }
-        let temporary = temporaryFileName()
-        try directory.createDurableFile(temporary, content: Data(name.utf8))
-        do {
-            try directory.rename(temporary, to: StoreFormat.namespaceNameFileName)
-        } catch {
-            _ = try? directory.removeFile(temporary)
-            throw error
-        }
+        try directory.replaceFile(
+            StoreFormat.namespaceNameFileName, with: Data(name.utf8), temporaryName: temporaryFileName())
         try directory.sync()
     }
 
@@ -465,14 +459,7 @@ public final class ArchiveStore: Sendable {
                 throw ArchiveError.io(errno: ENOENT, "open the namespace directory", path: rootPath)
             }
             directory = opened
-            let temporary = temporaryFileName()
-            try directory.createDurableFile(temporary, content: content)
-            do {
-                try directory.rename(temporary, to: fileName)
-            } catch {
-                _ = try? directory.removeFile(temporary)
-                throw error
-            }
+            try directory.replaceFile(fileName, with: content, temporaryName: temporaryFileName())
         }
         try directory.sync()
     }

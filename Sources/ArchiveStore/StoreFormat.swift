@@ -35,7 +35,4 @@ package enum StoreFormat {
     package static let maximumNamespaceNameFileSize = 1 << 20
     /// The longest file name written: `NAME_MAX` of ext4, APFS, btrfs, XFS and NTFS.
     package static let maximumFileNameLength = 255
-    /// Permissions of new files and directories, before the umask.
-    package static let fileMode: UInt32 = 0o644
-    package static let directoryMode: UInt32 = 0o755
 }

@@ -1,6 +1,14 @@
 import Foundation
 @_spi(Reader) import PropertyList
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One file holding several keyed root objects: a multi-object NSKeyedArchiver archive.
 ///
 /// Every key is a top-level entry of one archive (`$top`), so objects shared between keys stay
@@ -135,16 +143,22 @@ public struct ArchiveFile {
         return try archiver.encodedData
     }
 
-    /// Writes the archive to `url` atomically: a temporary file in the same directory, then a rename.
+    /// Writes the archive to `url` as durably as `ArchiveStore` saves: the whole archive is made
+    /// first, then written to a temporary file in the same directory and flushed to disk, renamed
+    /// over `url`, and the directory flushed.
     ///
-    /// - Throws: ``ArchiveError`` `.io` if the file cannot be written; the old file is then intact.
+    /// - Throws: ``ArchiveError`` if the archive cannot be made, or `.io` (with the path and the
+    ///   system's error) if it cannot be written; either way a file already at `url` is intact.
     public func write(to url: URL) throws {
         let data = try encoded()
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw ArchiveError(.io, reason: "cannot write \(url.path): \(error.localizedDescription)")
+        guard url.isFileURL else { throw ArchiveError(.io, reason: "cannot write to \(url): it is not a file URL") }
+        let folder = url.deletingLastPathComponent().path
+        guard let directory = try Directory.open(path: folder.isEmpty ? "." : folder) else {
+            throw ArchiveError.io(errno: ENOENT, "open the directory of", path: url.path)
         }
+        let name = url.lastPathComponent
+        try directory.replaceFile(name, with: data, temporaryName: ".\(name).\(UUID().uuidString).tmp")
+        try directory.sync()
     }
 }
 

@@ -74,3 +74,45 @@ struct ArchiveFileSnapshotTests {
         #expect(backBob.friends.first === backAnn)
     }
 }
+
+@Suite("ArchiveFile writes as durably as the store saves")
+struct ArchiveFileWriteTests {
+    @Test("A write that cannot complete throws .io naming the path and leaves what was there, with no temporary file")
+    func failedWriteKeepsWhatWasThere() throws {
+        let folder = try TemporaryDirectory()
+        // The target is a directory that is not empty: the rename over it fails.
+        let target = folder.file("state.archive")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: target.appending(path: "inner"))
+        var file = ArchiveFile()
+        try file.set("value", forKey: "key")
+        let error = try #require(throws: ArchiveError.self) { try file.write(to: target) }
+        #expect(error.code == .io)
+        #expect(error.reason.contains(target.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["state.archive"])
+        #expect(try Data(contentsOf: target.appending(path: "inner")) == Data("keep".utf8))
+
+        let missing = folder.file("no-such-folder/state.archive")
+        let missingError = try #require(throws: ArchiveError.self) { try file.write(to: missing) }
+        #expect(missingError.code == .io)
+        #expect(missingError.reason.contains("no-such-folder"))
+    }
+
+    @Test("A write replaces the file whole and leaves nothing else in its folder")
+    func writeReplacesTheFile() throws {
+        let folder = try TemporaryDirectory()
+        let url = folder.file("state.archive")
+        var first = ArchiveFile()
+        try first.set(1, forKey: "version")
+        try first.write(to: url)
+        var second = ArchiveFile()
+        try second.set(2, forKey: "version")
+        try second.set("note", forKey: "note")
+        try second.write(to: url)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["state.archive"])
+        #expect(try Data(contentsOf: url) == (try second.encoded()))
+        let loaded = try ArchiveFile(contentsOf: url)
+        #expect(loaded.keys == ["version", "note"])
+        #expect(try loaded.decode(Int.self, forKey: "version") == 2)
+    }
+}

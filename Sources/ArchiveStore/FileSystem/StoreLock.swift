@@ -54,7 +54,7 @@ final class StoreLock {
         var descriptor = retryingInterrupts {
             openat(
                 root.descriptor, StoreFormat.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                mode_t(StoreFormat.fileMode))
+                mode_t(Directory.fileMode))
         }
         if descriptor < 0 {
             let number = errno

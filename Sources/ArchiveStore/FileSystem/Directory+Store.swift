@@ -1,0 +1,109 @@
+import Foundation
+import KeyedArchive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What only the store does with a directory: namespace subdirectories, listing, and reading
+/// stored files within the store's size limit.
+extension Directory {
+    /// Opens the subdirectory `name` without following a symbolic link, creating it (and making
+    /// its entry durable) when `create` is true.
+    ///
+    /// - Returns: nil when it does not exist and `create` is false.
+    func subdirectory(_ name: String, create: Bool) throws -> Directory? {
+        while true {
+            let opened = retryingInterrupts {
+                openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            if opened >= 0 { return Directory(descriptor: opened, path: path(of: name)) }
+            let number = errno
+            guard number == ENOENT, create else {
+                if number == ENOENT { return nil }
+                throw ArchiveError.io(errno: number, "open the namespace directory", path: path(of: name))
+            }
+            if mkdirat(descriptor, name, mode_t(Directory.directoryMode)) != 0, errno != EEXIST {
+                throw ArchiveError.io(errno: errno, "create the namespace directory", path: path(of: name))
+            }
+            try sync()
+        }
+    }
+
+    /// The names in the directory, without `.` and `..`.
+    func entries() throws -> [String] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            let number = errno
+            if copy >= 0 { close(copy) }
+            throw ArchiveError.io(errno: number, "list the directory", path: path)
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw ArchiveError.io(errno: errno, "list the directory", path: path) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+    }
+
+    /// The whole content of the regular file `name`; nil if it does not exist.
+    ///
+    /// - Throws: `ArchiveError` `.sizeLimit` for a file of more than `maximumSize` bytes (before
+    ///   reading it), `.io` when it cannot be opened or read or is not a regular file.
+    func readFile(_ name: String, maximumSize: Int) throws -> Data? {
+        let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        if file < 0 {
+            if errno == ENOENT { return nil }
+            throw ArchiveError.io(errno: errno, "open", path: path(of: name))
+        }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw ArchiveError.io(errno: errno, "inspect", path: path(of: name)) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
+        }
+        guard info.st_size <= maximumSize else { throw tooLarge(name, size: "\(info.st_size)", maximumSize) }
+        // Read until end of file, whatever fstat said (the file is never written in place, but be exact).
+        var data = Data(count: Int(info.st_size) + 1)
+        var length = 0
+        while true {
+            if length == data.count {
+                guard data.count <= maximumSize else {
+                    throw tooLarge(name, size: "more than \(maximumSize)", maximumSize)
+                }
+                data.count *= 2
+            }
+            let count = data.withUnsafeMutableBytes { buffer in
+                retryingInterrupts { read(file, buffer.baseAddress! + length, buffer.count - length) }
+            }
+            if count < 0 { throw ArchiveError.io(errno: errno, "read", path: path(of: name)) }
+            if count == 0 { break }
+            length += count
+        }
+        guard length <= maximumSize else { throw tooLarge(name, size: "\(length)", maximumSize) }
+        data.count = length
+        return data
+    }
+
+    @inline(never)
+    private func tooLarge(_ name: String, size: String, _ maximumSize: Int) -> ArchiveError {
+        ArchiveError(
+            .sizeLimit,
+            reason:
+                "\(path(of: name)) is \(size) bytes, more than the maximum of \(maximumSize) the store reads (raise the store's unarchiverOptions.maximumArchiveSize to read it); the file was left in place"
+        )
+    }
+
+}

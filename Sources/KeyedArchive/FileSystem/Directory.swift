@@ -1,0 +1,192 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open directory, and the few system calls the store and `ArchiveFile` make relative to it.
+///
+/// Every file operation goes through `*at` calls on a directory descriptor with plain names
+/// (never paths with `/`), and namespace directories are opened with `O_NOFOLLOW`, so nothing
+/// is ever read or written outside the store directory, even if a namespace directory is
+/// replaced by a symbolic link. Not Sendable: one is opened per operation and closed after it.
+package final class Directory {
+    /// Permissions of new files and directories (`rw-r--r--`, `rwxr-xr-x`), before the umask.
+    package static let fileMode: UInt32 = 0o644
+    package static let directoryMode: UInt32 = 0o755
+
+    /// The descriptor (`O_RDONLY | O_DIRECTORY`).
+    package let descriptor: Int32
+    /// The directory's path, for error messages.
+    package let path: String
+
+    package init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens the directory at `path` (following symbolic links: the caller chose it).
+    ///
+    /// - Returns: nil if it does not exist.
+    package static func open(path: String) throws -> Directory? {
+        let descriptor = retryingInterrupts { systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw ArchiveError.io(errno: errno, "open the directory", path: path)
+        }
+        return Directory(descriptor: descriptor, path: path)
+    }
+
+    /// Creates the directory at `path` and any missing parents, each made durable in its parent.
+    package static func create(path: String) throws {
+        var parent = path.hasPrefix("/") ? "/" : "."
+        for component in path.split(separator: "/") {
+            let current = parent == "/" ? "/" + component : parent + "/" + component
+            if mkdir(current, mode_t(Directory.directoryMode)) == 0 {
+                try Directory.open(path: parent)?.sync()
+            } else if errno != EEXIST {
+                throw ArchiveError.io(errno: errno, "create the directory", path: current)
+            }
+            parent = current
+        }
+    }
+
+    /// The full path of entry `name`.
+    package func path(of name: String) -> String { path + "/" + name }
+
+    /// The identity and kind of entry `name`, without following a symbolic link; nil if absent.
+    package func status(of name: String) throws -> stat? {
+        var info = stat()
+        if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw ArchiveError.io(errno: errno, "inspect", path: path(of: name))
+    }
+
+    /// Creates the new file `name` (failing if it exists), with `content` written and flushed to disk.
+    ///
+    /// On failure the partly written file is removed before the error is thrown.
+    package func createDurableFile(_ name: String, content: Data) throws {
+        let file = retryingInterrupts {
+            openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(Directory.fileMode))
+        }
+        if file < 0 { throw ArchiveError.io(errno: errno, "create the temporary file", path: path(of: name)) }
+        var failure: ArchiveError?
+        content.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let count = retryingInterrupts { write(file, buffer.baseAddress! + written, buffer.count - written) }
+                if count < 0 {
+                    failure = ArchiveError.io(errno: errno, "write", path: path(of: name))
+                    return
+                }
+                written += count
+            }
+        }
+        if failure == nil, !Directory.flushToDisk(file) {
+            failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
+        }
+        if close(file) != 0, failure == nil, errno != EINTR {
+            failure = ArchiveError.io(errno: errno, "close", path: path(of: name))
+        }
+        if let failure {
+            _ = unlinkat(descriptor, name, 0)
+            throw failure
+        }
+    }
+
+    /// Atomically replaces `target` with `source` (both entries of this directory).
+    package func rename(_ source: String, to target: String) throws {
+        if renameat(descriptor, source, descriptor, target) != 0 {
+            throw ArchiveError.io(errno: errno, "rename \(path(of: source)) to", path: path(of: target))
+        }
+    }
+
+    /// Replaces the file `name` with `content`: a new file `temporaryName` written and flushed to
+    /// disk, then renamed over `name`. A failure leaves the old file as it was (and no temporary
+    /// file). The rename is durable once ``sync()`` returns.
+    package func replaceFile(_ name: String, with content: Data, temporaryName: String) throws {
+        try createDurableFile(temporaryName, content: content)
+        do {
+            try rename(temporaryName, to: name)
+        } catch {
+            _ = try? removeFile(temporaryName)
+            throw error
+        }
+    }
+
+    /// Removes the file `name`. Returns false if it did not exist.
+    @discardableResult
+    package func removeFile(_ name: String) throws -> Bool {
+        if unlinkat(descriptor, name, 0) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw ArchiveError.io(errno: errno, "remove", path: path(of: name))
+    }
+
+    /// Removes the subdirectory `name` if it is empty; keeps it (without error) if it is not.
+    package func removeDirectoryIfEmpty(_ name: String) throws {
+        if unlinkat(descriptor, name, AT_REMOVEDIR) == 0 { return }
+        switch errno {
+        case ENOENT, ENOTEMPTY, EEXIST: return
+        default: throw ArchiveError.io(errno: errno, "remove the directory", path: path(of: name))
+        }
+    }
+
+    /// Makes the directory's entries (created, renamed, removed names) durable.
+    package func sync() throws {
+        if !Directory.flushToDisk(descriptor), errno != EINVAL {
+            throw ArchiveError.io(errno: errno, "flush to disk", path: path)
+        }
+    }
+
+    /// `fsync`, or `F_FULLFSYNC` where plain `fsync` leaves data in the drive's cache (Apple).
+    package static func flushToDisk(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
+        #endif
+        return retryingInterrupts { fsync(descriptor) } == 0
+    }
+}
+
+/// Calls `body` again while it fails with `EINTR`.
+package func retryingInterrupts<Result: BinaryInteger>(_ body: () -> Result) -> Result {
+    while true {
+        let result = body()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}
+
+/// `open(2)` under a name that does not clash with ``Directory/open(path:)``.
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
+    #if canImport(Darwin)
+    Darwin.open(path, flags)
+    #elseif canImport(Musl)
+    Musl.open(path, flags)
+    #else
+    Glibc.open(path, flags)
+    #endif
+}
+
+extension ArchiveError {
+    /// A failed system call on `path`, with the system's text for `number` (`errno`).
+    ///
+    /// `errno` comes first so that it is read before the other arguments are built.
+    @inline(never)
+    package static func io(errno number: Int32, _ action: String, path: String) -> ArchiveError {
+        let text = String(cString: strerror(number))
+        var reason = "could not \(action) \(path): \(text) (errno \(number))"
+        switch number {
+        case EACCES, EPERM: reason += "; check the directory's permissions and owner"
+        case EROFS: reason += "; the file system is mounted read-only"
+        case ENOSPC, EDQUOT: reason += "; free some disk space (the previous value is intact)"
+        case EFBIG: reason += "; the file size limit was reached (the previous value is intact)"
+        default: break
+        }
+        return ArchiveError(.io, reason: reason)
+    }
+}
