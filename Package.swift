@@ -18,6 +18,12 @@ let package = Package(
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
         .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
         .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
+        // Examples/: small apps doing the jobs of the helpers this library replaces (`swift run user-folders`).
+        .executableTarget(name: "user-folders", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/user-folders"),
+        .executableTarget(name: "archived-items", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/archived-items"),
+        .executableTarget(name: "settings-store", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/settings-store"),
+        .executableTarget(name: "model-cache", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/model-cache"),
+        .executableTarget(name: "json-cache", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/json-cache"),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),

@@ -1,0 +1,42 @@
+// A UserDefaults-style settings store that never loses a write, used from many threads at once.
+import ArchiveStore
+import Dispatch
+import Foundation
+import KeyedArchive
+
+let settings = try ArchiveStore.dataStore(named: "KeyedArchiveExamples-Settings")
+settings.register(defaults: ["theme": "light", "fontSize": 13, "showsTips": true])
+print("defaults: theme \(settings.string(forKey: "theme") ?? "-"), fontSize \(settings.integer(forKey: "fontSize")), showsTips \(settings.bool(forKey: "showsTips"))")
+
+try settings.set("dark", forKey: "theme")
+try settings.set(Float(1.25), forKey: "zoom")
+try settings.set("42", forKey: "retries")  // a string, read as a number the way UserDefaults does
+print("theme \(settings.string(forKey: "theme") ?? "-"), zoom \(settings.float(forKey: "zoom")), retries \(settings.integer(forKey: "retries"))")
+
+// Eight threads write 25 settings each, all at once; every write is on disk when `set` returns.
+let threads = 8
+let writesPerThread = 25
+DispatchQueue.concurrentPerform(iterations: threads) { thread in
+    for write in 0..<writesPerThread {
+        do {
+            try settings.set(thread * 1_000 + write, forKey: "counter-\(thread)-\(write)")
+        } catch {
+            fatalError("thread \(thread) could not save: \(error)")
+        }
+    }
+}
+var missing = 0
+for thread in 0..<threads {
+    for write in 0..<writesPerThread where settings.integer(forKey: "counter-\(thread)-\(write)") != thread * 1_000 + write {
+        missing += 1
+    }
+}
+print("\(threads) threads wrote \(threads * writesPerThread) settings; lost: \(missing)")
+guard missing == 0 else { fatalError("a write was lost") }
+
+// A second store on the same folder (another process would do the same) sees every value.
+let reopened = try ArchiveStore(directory: settings.directory)
+print("reopened: theme \(reopened.string(forKey: "theme") ?? "-"), \(reopened.keys.count) keys")
+
+try settings.removeAll()
+print("removed the example's data")

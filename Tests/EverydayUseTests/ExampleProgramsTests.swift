@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The programs in `Examples/`, built with the package, run once each as a user runs them.
+@Suite("The example programs")
+struct ExampleProgramsTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // EverydayUseTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// A built product: next to the running tests (SwiftPM puts a configuration's products in one
+    /// folder), else in `.build/debug` or `.build/release`.
+    static func executable(_ name: String) -> URL? {
+        var folders: [URL] = []
+        #if os(Linux)
+        if let running = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            folders.append(URL(fileURLWithPath: running).deletingLastPathComponent())
+        }
+        #endif
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        folders += ["debug", "release"].map { packageRoot.appending(path: ".build").appending(path: $0) }
+        return folders.map { $0.appending(path: name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// What each program must print (among its other lines).
+    static let programs: [(name: String, lines: [String])] = [
+        (
+            "user-folders",
+            [
+                "users on this device: [\"+1 (555) 010-0199\", \"+44 20 7946 0001\"]",
+                "cleared +44 20 7946 0001; users left: [\"+1 (555) 010-0199\"]",
+            ]
+        ),
+        ("archived-items", ["removed shopping; contains it: false; keys: [\"draft-1\"]", "read back: captain Ann of Core, 2 members, one team instance"]),
+        ("settings-store", ["theme dark, zoom 1.25, retries 42", "8 threads wrote 200 settings; lost: 0"]),
+        ("model-cache", ["cached models: [\"Examples.AccountSummary\", \"Examples.Feed\"]", "logged out; cached models left: 0; feed cached: false"]),
+        ("json-cache", ["JSON after the cache equals the response: true", "flash-sale after its expiry: gone", "after removeExpired: [\"banners\"]"]),
+    ]
+
+    @Test("each example runs to the end, exits 0 and prints what it did", arguments: programs.map(\.name))
+    func exampleRuns(name: String) throws {
+        let program = try #require(Self.executable(name), "\(name) was not built")
+        let home = FileManager.default.temporaryDirectory.appending(path: "example-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+
+        let process = Process()
+        process.executableURL = program
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_DATA_HOME"] = home.appending(path: "data").path
+        environment["XDG_CACHE_HOME"] = home.appending(path: "cache").path
+        process.environment = environment
+        let output = home.appending(path: "output.txt")
+        try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(name) said:\n\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        for expected in Self.programs.first(where: { $0.name == name })?.lines ?? [] {
+            #expect(lines.contains(expected), "\(name) did not print \(expected); it printed:\n\(text)")
+        }
+        #expect(lines.last == (name == "model-cache" ? Self.programs[3].lines[1] : "removed the example's data"))
+        // The example leaves nothing behind in the folders it used.
+        let left = FileManager.default.subpaths(atPath: home.path)?.filter { $0.hasSuffix(".archive") } ?? []
+        #expect(left.isEmpty, "\(name) left \(left)")
+    }
+}
