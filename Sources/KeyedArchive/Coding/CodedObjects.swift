@@ -127,7 +127,8 @@ extension UnarchiverCore {
     /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
     /// before decoding its fields, so references back to it (cycles) resolve to that instance.
     func decodeObject<T>(
-        _ reference: Int, as type: T.Type, ownName: String, legacyNames: [String] = [], registersEarly: Bool,
+        _ reference: Int, as type: T.Type, ownName: String, legacyNames: @autoclosure () -> [String] = [],
+        registersEarly: Bool,
         make: (ObjectDict, (AnyObject) -> Void) throws -> T
     ) throws -> T {
         var typeName: String { String(reflecting: T.self) }
@@ -138,7 +139,7 @@ extension UnarchiverCore {
         guard let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
             throw mismatch("an object of type \(typeName)", reference)
         }
-        if description.name != ownName, !legacyNames.contains(description.name) {
+        if description.name != ownName, !legacyNames().contains(description.name) {
             guard let mapped = mappedType(forClassName: description.name) else {
                 throw ArchiveError(
                     .unknownClass,
