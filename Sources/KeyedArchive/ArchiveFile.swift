@@ -38,12 +38,14 @@ public struct ArchiveFile {
     private var baseKeys: [String] = []
     /// Values archived since `base`, in one archive so that they share their instances.
     private var pending: Pending?
+    /// The limits every archive of this file is read within.
+    private var options = KeyedUnarchiver.Options()
 
     /// A finished archive and the unarchiver that reads it, made on first use.
     private final class Snapshot {
         let data: Data
         let unarchiver: KeyedUnarchiver
-        init(data: Data, options: KeyedUnarchiver.Options = .init()) throws {
+        init(data: Data, options: KeyedUnarchiver.Options) throws {
             self.data = data
             unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
         }
@@ -65,7 +67,7 @@ public struct ArchiveFile {
 
         func snapshot() throws -> Snapshot {
             if let finished { return finished }
-            let made = try Snapshot(data: try archiver.encodedData)
+            let made = try Snapshot(data: try archiver.encodedData, options: .init())
             finished = made
             return made
         }
@@ -86,6 +88,7 @@ public struct ArchiveFile {
             throw ArchiveError(.io, reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
         let snapshot = try Snapshot(data: data, options: options)
+        self.options = options
         base = snapshot
         baseKeys = snapshot.unarchiver.allKeys
     }
@@ -105,7 +108,7 @@ public struct ArchiveFile {
         if pending != nil, !(isKnownUniquelyReferenced(&pending) && pending?.accepts(key) == true) {
             // This archive can take no more values (or is shared with a copy of this file):
             // what it holds becomes the base, and a new one starts.
-            let snapshot = try Snapshot(data: try encoded())
+            let snapshot = try Snapshot(data: try encoded(), options: options)
             base = snapshot
             baseKeys = keys
             pending = nil
