@@ -70,7 +70,10 @@ public final class KeyedArchiver {
     /// Puts the top-level entries in the order of `keys` (entries it does not name keep their place after them).
     func orderTop(like keys: [String]) {
         let position = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        top = top.enumerated().sorted { (position[$0.element.0] ?? keys.count + $0.offset, $0.offset) < (position[$1.element.0] ?? keys.count + $1.offset, $1.offset) }.map(\.element)
+        func rank(_ entry: (offset: Int, element: (String, Int))) -> (Int, Int) {
+            (position[entry.element.0] ?? Int.max, entry.offset)
+        }
+        top = top.enumerated().sorted { rank($0) < rank($1) }.map(\.element)
     }
 
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.

@@ -392,9 +392,8 @@ final class UnarchiverCore {
         if registeredByName == nil {
             var index: [String: Any.Type] = [:]
             for type in registered {
-                let coder = coders.coder(for: type)
-                for legacy in coder.legacyClassNames where index[legacy] == nil { index[legacy] = type }
-                index[coder.className ?? defaultClassName(of: type)] = type
+                for legacy in coders.coder(for: type).legacyClassNames where index[legacy] == nil { index[legacy] = type }
+                index[archiveClassName(of: type)] = type
             }
             registeredByName = index
         }
