@@ -34,7 +34,8 @@ public enum PlistValue: Sendable, Hashable {
     case date(Double)
     case data([UInt8])
     case string(String)
-    /// A keyed-archive object reference.
+    /// A UID (bplist00 marker `0x8_`): an unsigned number that refers to an object by its
+    /// position in a list the file itself defines.
     case uid(UInt64)
     case array([PlistValue])
     /// A set, kept in file order.

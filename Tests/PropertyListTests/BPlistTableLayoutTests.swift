@@ -50,8 +50,8 @@ struct BPlistTableLayoutTests {
     /// A copy of a scalar puts its bytes at a second index, so the arena is out of order and
     /// `encodeAllocated` must write a fresh buffer, leaving the table intact and encodable again;
     /// copies of containers, and containers reserved then filled last (every `setArray`/`setDict`
-    /// variant), keep the in-place layout. With `collectsUIDs`, UID references among them (a copy of
-    /// one becomes a UID object in place) end the file: one UID object per value, in value order.
+    /// variant), keep the in-place layout. Trailing UID references among them (a copy of one becomes
+    /// a UID object in place) end the file: one UID object per value, in value order.
     /// The integer, real and date indexes keep 32 bits of each value's hash and read the value
     /// back from the table on a match. 200,000 integers and 60,000 reals and dates (every integer width, both
     /// signs, the edges of each width, reals and dates with equal high bits) are added twice over
@@ -110,26 +110,25 @@ struct BPlistTableLayoutTests {
         #expect(inPlaceWithFills > 0, "no table had containers filled last without scalar copies")
     }
 
-    /// In a keyed archive UIDs are references handed out by value: the file has one UID object per
-    /// distinct value, after every other object, in value order, each in the smallest width.
+    /// Trailing UIDs are references handed out by value: the file has one UID object per distinct
+    /// value, after every other object, in value order, each in the smallest width.
     @Test("UID references: one object per value, after all others, in value order")
     func uidReferencesComeLast() throws {
         let table = BPlistTable()
-        table.collectsUIDs = true
         let root = table.beginContainer()
-        table.appendReference(table.uidReference(70000))
+        table.appendReference(table.trailingUID(70000))
         let inner = table.beginContainer()
-        table.appendReference(table.uidReference(3))
+        table.appendReference(table.trailingUID(3))
         table.appendReference(table.add(int: 7))
-        table.appendReference(table.uidReference(3))
+        table.appendReference(table.trailingUID(3))
         table.endArray(inner)
         table.appendReference(inner.index)
-        table.appendReference(table.uidReference(300))
+        table.appendReference(table.trailingUID(300))
         table.appendReference(table.add(string: "between"))
-        table.appendReference(table.uidReference(0))
-        // add(uid:) of a value below the object count is a reference as well.
+        table.appendReference(table.trailingUID(0))
+        // add(uid:) places a UID object among the table's own, where it is added.
         let added = try table.add(uid: 3)
-        #expect(added >= TableBuilder.uidTag)
+        #expect(added == 4)
         table.appendReference(added)
         table.endArray(root)
 
@@ -138,21 +137,20 @@ struct BPlistTableLayoutTests {
         ])
         let bytes = try Self.expectBothEncodings(of: table, top: 0, as: expected, "scattered UIDs")
         let trailer = FileTrailer(bytes)
-        #expect(table.count == 4)
+        #expect(table.count == 5)
         #expect(trailer.objectCount == table.count + 4)
         let offsets = trailer.offsets(in: bytes)
         #expect(zip(offsets, offsets.dropFirst()).allSatisfy { $0 < $1 }, "offsets out of index order: \(offsets)")
         for index in 0..<table.count {
-            #expect(Self.uidValue(in: bytes, at: offsets[index]) == nil, "object #\(index) is a UID")
+            #expect(Self.uidValue(in: bytes, at: offsets[index]) == (index == added ? 3 : nil), "object #\(index)")
         }
         let uidObjects = offsets[table.count...].map { Array(bytes[$0...$0 + 1 + Int(bytes[$0] & 0x0F)]) }
         #expect(uidObjects == [[0x80, 0x00], [0x80, 0x03], [0x81, 0x01, 0x2C], [0x83, 0x00, 0x01, 0x11, 0x70]])
 
         // Only UID references: an empty arena, the UID objects the only objects laid out after the root.
         let onlyUIDs = BPlistTable()
-        onlyUIDs.collectsUIDs = true
         let array = onlyUIDs.beginContainer()
-        for value in [5, 1, 5] { onlyUIDs.appendReference(onlyUIDs.uidReference(value)) }
+        for value in [5, 1, 5] { onlyUIDs.appendReference(onlyUIDs.trailingUID(value)) }
         onlyUIDs.endArray(array)
         let small = try Self.expectBothEncodings(of: onlyUIDs, top: 0, as: .array([.uid(5), .uid(1), .uid(5)]), "only UIDs")
         #expect(FileTrailer(small).objectCount == 3)
@@ -166,7 +164,6 @@ struct BPlistTableLayoutTests {
     ])
     func referenceWidthsCountUIDObjects(tableObjects: Int, uids: [Int], referenceSize: Int) throws {
         let table = BPlistTable()
-        table.collectsUIDs = true
         let root = table.beginContainer()
         var elements: [PlistValue] = []
         for i in 0..<Int64(tableObjects - 1) {
@@ -174,7 +171,7 @@ struct BPlistTableLayoutTests {
             elements.append(.int(i * 3 - 100))
         }
         for value in uids {
-            table.appendReference(table.uidReference(value))
+            table.appendReference(table.trailingUID(value))
             elements.append(.uid(UInt64(value)))
         }
         table.endArray(root)
@@ -191,9 +188,9 @@ struct BPlistTableLayoutTests {
         #expect(offsets[1] - offsets[0] == 2 + countSize + count * referenceSize)
     }
 
-    /// The keyed archiver keeps a number beside each scalar (`setMark`) in the bits a container
+    /// The table's owner may keep a number beside each scalar (`setTag`) in the bits a container
     /// uses for its count: it must read back exactly as set and never reach the file.
-    @Test("Scalar marks read back as set and leave the encoded bytes unchanged")
+    @Test("Scalar tags read back as set and leave the encoded bytes unchanged")
     func scalarMarks() throws {
         for i in 0..<50 {
             let seed = Self.baseSeed &+ 0x3_0000 &+ UInt64(i)
@@ -206,20 +203,20 @@ struct BPlistTableLayoutTests {
             var marks: [Int: Int] = [:]
             for (reference, _) in marked.scalars {
                 if marks[reference] == nil {
-                    #expect(table.mark(ofScalar: reference) == 0, "seed \(seed): #\(reference) marked before setMark")
+                    #expect(table.tag(ofScalar: reference) == 0, "seed \(seed): #\(reference) tagged before setTag")
                 }
                 let mark = [0, 1, (1 << 30) - 1, Int.random(in: 0..<(1 << 30), using: &rng)].randomElement(using: &rng)!
-                table.setMark(mark, ofScalar: reference)
+                table.setTag(mark, ofScalar: reference)
                 marks[reference] = mark
             }
             for (reference, mark) in marks {
-                #expect(table.mark(ofScalar: reference) == mark, "seed \(seed): #\(reference)")
+                #expect(table.tag(ofScalar: reference) == mark, "seed \(seed): #\(reference)")
             }
             let plainBytes = try plain.table.encode(top: top)
             let bytes = try Self.expectBothEncodings(of: table, top: top, as: expected, "seed \(seed)")
             #expect(bytes == plainBytes, "seed \(seed): marks changed the bytes")
             for (reference, mark) in marks {
-                #expect(table.mark(ofScalar: reference) == mark, "seed \(seed): #\(reference) after encoding")
+                #expect(table.tag(ofScalar: reference) == mark, "seed \(seed): #\(reference) after encoding")
             }
         }
     }
@@ -357,7 +354,6 @@ private struct TableBuilder {
         self.deferredFills = deferredFills
         self.uids = uids
         options.pythonSafeDates = pythonSafeDates
-        table.collectsUIDs = uids
     }
 
     /// Sometimes a few scalars first (so the root is not object 0), then the root container; the
@@ -417,7 +413,7 @@ private struct TableBuilder {
         if uids && rng.chance(1, in: 5) {
             let uid = [0, 1, 3, 254, 255, 256, 300, 65535, 65536, 70000].randomElement(using: &rng)!
             value = .uid(UInt64(uid))
-            reference = table.uidReference(uid)
+            reference = table.trailingUID(uid)
         } else {
             value = edgeScalar()
             reference = try Self.add(value, to: table)

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The state of one archive being written: the bplist object table it streams into,
-/// the `$objects` list (UID → table index), instance identities, and class descriptions.
+/// `$objects` (``ArchiveObjects``: UID → table index), instance identities, and class descriptions.
 ///
 /// Values are encoded straight into the table: a coded object reserves its `$objects`
 /// slot (its UID) before its fields, so shared instances and cycles resolve to one UID.
@@ -13,6 +13,8 @@ import Synchronization
 /// which otherwise cost a quarter of all encoding time.
 final class ArchiverCore {
     let table = BPlistTable()
+    /// `$objects`: the table index of each UID.
+    @exclusivity(unchecked) private var objects: ArchiveObjects
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     @exclusivity(unchecked) private var identities: IdentityTable
     /// Class description UIDs by class name.
@@ -67,7 +69,7 @@ final class ArchiverCore {
     private let sizedLikeLastArchive: Bool
 
     /// The table sizes and the instance count of the last archive a sized core finished in this process.
-    private static let lastSizes = Locked((table: BPlistTable.Sizes(), instances: 0))
+    private static let lastSizes = Locked((table: BPlistTable.Sizes(), objects: 0, instances: 0))
 
     /// A core for a whole archive starts with room for as much as the last archive finished in
     /// this process held (apps archive the same kinds of graphs again and again), so its tables
@@ -76,10 +78,10 @@ final class ArchiverCore {
     /// cores start small.
     init(sizedLikeLastArchive: Bool = false) {
         self.sizedLikeLastArchive = sizedLikeLastArchive
-        let last = sizedLikeLastArchive ? Self.lastSizes.withLock { $0 } : (table: BPlistTable.Sizes(), instances: 0)
+        let last = sizedLikeLastArchive ? Self.lastSizes.withLock { $0 } : (table: BPlistTable.Sizes(), objects: 0, instances: 0)
         table.reserveCapacity(last.table)
+        objects = ArchiveObjects(expecting: min(last.objects, 1 << 24))
         identities = IdentityTable(expecting: last.instances)
-        table.collectsUIDs = true
         _ = table.reserve()  // index 0: the top dictionary
         nullIndex = table.add(string: ArchiveFormat.null)
         classKeyIndex = table.add(string: ArchiveFormat.classKey)
@@ -87,8 +89,7 @@ final class ArchiverCore {
     }
 
     deinit {
-        fields.free()
-        identities.free()
+        identities.releaseInstances()
     }
 
     /// Archives `type` under `name`; class descriptions already made keep the name they had.
@@ -107,25 +108,20 @@ final class ArchiverCore {
     /// The table reference of a UID object.
     @inline(__always)
     func uid(_ uid: Int) -> Int {
-        table.uidReference(uid)
+        ArchiveObjects.reference(toUID: uid, in: table)
     }
 
     var nullReference: Int { uid(0) }
 
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
     func rawReference(_ tableIndex: Int) -> Int {
-        // The table keeps each raw value's UID beside it.
-        let known = table.mark(ofScalar: tableIndex)
-        if known != 0 { return uid(known) }
-        let new = newUID(for: tableIndex)
-        table.setMark(new, ofScalar: tableIndex)
-        return uid(new)
+        uid(objects.uid(ofRawValue: tableIndex, in: table))
     }
 
     /// Adds the object at `tableIndex` to `$objects`; returns its UID.
     @inline(__always)
     func newUID(for tableIndex: Int) -> Int {
-        table.appendToList(tableIndex)
+        objects.newUID(for: tableIndex)
     }
 
     /// Where the table indices of `layout`'s escaped field keys start in ``layoutKey(_:)``;
@@ -393,8 +389,8 @@ final class ArchiverCore {
         let (bytes, count) = try table.encodeAllocated()
         if var sizes {
             sizes.recordFile(of: count)
-            let instances = identities.count
-            Self.lastSizes.withLock { $0 = (sizes, instances) }
+            let (objectCount, instances) = (objects.count, identities.count)
+            Self.lastSizes.withLock { $0 = (sizes, objectCount, instances) }
         }
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }
@@ -419,7 +415,7 @@ final class ArchiverCore {
         }
         conditionals.removeAll()
         let objectsArray = table.reserve()
-        table.setArrayFromList(at: objectsArray)
+        objects.write(to: table, at: objectsArray)
         let topDict = table.reserve()
         table.setDict(
             at: topDict, keys: top.map { table.add(string: $0.0) }, values: top.map { $0.1 })

@@ -1,56 +1,39 @@
+import PropertyList
+
 /// The key and value references of the objects being written, innermost object's last.
 ///
 /// Every coded object pushes its fields here and pops them when it ends, so the stack is the
 /// archiver's busiest structure. It is a pair of plain buffers (no copy-on-write checks, no
-/// generic array code); its owner frees it.
-struct FieldStack {
-    private(set) var keys: UnsafeMutablePointer<Int>
-    private(set) var values: UnsafeMutablePointer<Int>
-    private(set) var count = 0
-    private var capacity: Int
+/// generic array code).
+struct FieldStack: ~Copyable {
+    private var keyRefs = RawBuffer<Int>()
+    private var valueRefs = RawBuffer<Int>()
 
     init(capacity: Int = 64) {
-        self.capacity = capacity
-        keys = .allocate(capacity: capacity)
-        values = .allocate(capacity: capacity)
+        keyRefs.reserve(capacity)
+        valueRefs.reserve(capacity)
     }
 
-    func free() {
-        keys.deallocate()
-        values.deallocate()
-    }
+    var count: Int { keyRefs.count }
 
     @inline(__always)
     mutating func append(key: Int, value: Int) {
-        if count == capacity { grow() }
-        keys[count] = key
-        values[count] = value
-        count += 1
-    }
-
-    private mutating func grow() {
-        let newCapacity = capacity * 2
-        let newKeys = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
-        let newValues = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
-        newKeys.initialize(from: keys, count: count)
-        newValues.initialize(from: values, count: count)
-        free()
-        keys = newKeys
-        values = newValues
-        capacity = newCapacity
+        keyRefs.append(key)
+        valueRefs.append(value)
     }
 
     /// Drops the fields from `start` on.
     @inline(__always)
     mutating func truncate(to start: Int) {
-        if start < count { count = start }
+        keyRefs.truncate(to: start)
+        valueRefs.truncate(to: start)
     }
 
     /// The position of the field with key `key` among those from `start` on.
     func position(ofKey key: Int, from start: Int) -> Int? {
         var i = start
-        while i < count {
-            if keys[i] == key { return i }
+        while i < keyRefs.count {
+            if keyRefs[i] == key { return i }
             i += 1
         }
         return nil
@@ -58,14 +41,14 @@ struct FieldStack {
 
     @inline(__always)
     func setValue(_ value: Int, at position: Int) {
-        values[position] = value
+        valueRefs[position] = value
     }
 
     func keys(from start: Int) -> UnsafeBufferPointer<Int> {
-        UnsafeBufferPointer(start: keys + start, count: count - start)
+        keyRefs.elements(from: start)
     }
 
     func values(from start: Int) -> UnsafeBufferPointer<Int> {
-        UnsafeBufferPointer(start: values + start, count: count - start)
+        valueRefs.elements(from: start)
     }
 }

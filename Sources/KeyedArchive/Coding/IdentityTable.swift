@@ -5,8 +5,8 @@ import Synchronization
 /// Every instance of a class written to an archive is looked up once and, the first time,
 /// registered: an ``IndexMap`` from address to UID does both with one probe sequence and no
 /// `Hasher`. The instances themselves are kept alive, in registration order, so no address is
-/// reused while the archive is being written. The owner calls ``free()`` once.
-struct IdentityTable {
+/// reused while the archive is being written.
+struct IdentityTable: ~Copyable {
     private var uids: IndexMap
     /// Registered instances, in order.
     private(set) var objects: [AnyObject] = []
@@ -44,9 +44,9 @@ struct IdentityTable {
         for (key, uid) in kept { uids.set(Int32(uid), for: key) }
     }
 
-    /// Frees the map and lets go of the instances, a cache-sized run at a time.
-    mutating func free() {
-        uids.free()
+    /// Lets go of the instances, a cache-sized run at a time (faster than letting the array go
+    /// at once; see ``touchInstances(count:slot:)``).
+    mutating func releaseInstances() {
         while !objects.isEmpty {
             let run = min(objects.count, touchRun)
             objects.withUnsafeBufferPointer { buffer in

@@ -1,148 +1,100 @@
 @_spi(Reader) import PropertyList
 import Synchronization
 
-/// A fixed-length column of values owned by an unarchiver (one per UID or per bplist object),
-/// read and written through a pointer: lookups are an index, and a `let` column needs no
-/// exclusivity bookkeeping on each write. The owner calls ``free()`` once.
-struct Column<Element> {
-    private let base: UnsafeMutablePointer<Element>
-    let count: Int
-
-    init(count: Int, repeating value: Element) {
-        self.count = count
-        base = .allocate(capacity: max(count, 1))
-        base.initialize(repeating: value, count: count)
-    }
-
-    subscript(index: Int) -> Element {
-        @inline(__always) get {
-            precondition(index >= 0 && index < count, "column index out of range")
-            return base[index]
-        }
-        @inline(__always) nonmutating set {
-            precondition(index >= 0 && index < count, "column index out of range")
-            base[index] = newValue
-        }
-    }
-
-    func fill(_ value: Element) {
-        for i in 0..<count { base[i] = value }
-    }
-
-    func free() {
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-}
-
 /// The UIDs being decoded now (to catch cycles through values), one bit per UID.
-struct UIDSet {
-    private let words: Column<UInt64>
+struct UIDSet: ~Copyable {
+    private var words: RawBuffer<UInt64>
     /// How many bits are set, so clearing an idle set costs nothing.
-    private let active = Column<Int>(count: 1, repeating: 0)
+    private var active = 0
 
-    init(count: Int) { words = Column(count: (count + 63) / 64, repeating: 0) }
+    init(count: Int) { words = RawBuffer(count: (count + 63) / 64, repeating: 0) }
 
     /// Adds `uid`; false if it was already there.
     @inline(__always)
-    func insert(_ uid: Int) -> Bool {
+    mutating func insert(_ uid: Int) -> Bool {
         let bit: UInt64 = 1 << UInt64(uid & 63)
         let word = words[uid >> 6]
         if word & bit != 0 { return false }
         words[uid >> 6] = word | bit
-        active[0] += 1
+        active += 1
         return true
     }
 
     @inline(__always)
-    func remove(_ uid: Int) {
+    mutating func remove(_ uid: Int) {
         let bit: UInt64 = 1 << UInt64(uid & 63)
         let word = words[uid >> 6]
         if word & bit != 0 {
             words[uid >> 6] = word & ~bit
-            active[0] -= 1
+            active -= 1
         }
     }
 
-    func removeAll() {
-        guard active[0] > 0 else { return }
-        words.fill(0)
-        active[0] = 0
-    }
-
-    func free() {
-        words.free()
-        active.free()
+    mutating func removeAll() {
+        guard active > 0 else { return }
+        words.fill(with: 0)
+        active = 0
     }
 }
 
 /// Class instances by UID. The column is allocated when the first instance is registered, so
 /// reading an archive of values (structs, collections, scalars) never pays for one.
-struct InstanceColumn {
-    private let slot: Column<UnsafeMutablePointer<AnyObject?>?>
+struct InstanceColumn: ~Copyable {
+    private var slots = RawBuffer<AnyObject?>()
     let count: Int
 
     init(count: Int) {
         self.count = count
-        slot = Column(count: 1, repeating: nil)
     }
 
     subscript(uid: Int) -> AnyObject? {
         @inline(__always) get {
-            guard let base = slot[0] else { return nil }
-            precondition(uid >= 0 && uid < count, "instance UID out of range")
-            return base[uid]
+            guard slots.count > 0 else { return nil }
+            return slots[uid]
         }
-        nonmutating set {
+        set {
             precondition(uid >= 0 && uid < count, "instance UID out of range")
-            if let base = slot[0] {
-                base[uid] = newValue
-            } else if let newValue {
-                let base = UnsafeMutablePointer<AnyObject?>.allocate(capacity: count)
-                base.initialize(repeating: nil, count: count)
-                base[uid] = newValue
-                slot[0] = base
+            if slots.count == 0 {
+                guard newValue != nil else { return }
+                slots.append(repeating: nil, count: count)
             }
+            slots[uid] = newValue
         }
     }
 
-    /// Lets go of the instances at `registered` (every UID whose slot is set) and frees the column.
-    func free(registered: [Int]) {
-        if let base = slot[0] {
-            var start = 0
-            while start < registered.count {
-                let end = min(start + touchRun, registered.count)
-                touchInstances(count: end - start) { UnsafeRawPointer(base + registered[start + $0]) }
-                for i in start..<end { base[registered[i]] = nil }
-                start = end
-            }
-            // Every other slot holds nil, which owns nothing.
-            base.deallocate()
+    /// Lets go of the instances at `registered` (every UID whose slot is set), a cache-sized run
+    /// at a time (see ``touchInstances(count:slot:)``).
+    mutating func release(registered: [Int]) {
+        guard let base = slots.base, slots.count > 0 else { return }
+        var start = 0
+        while start < registered.count {
+            let end = min(start + touchRun, registered.count)
+            touchInstances(count: end - start) { UnsafeRawPointer(base + registered[start + $0]) }
+            for i in start..<end { slots[registered[i]] = nil }
+            start = end
         }
-        slot.free()
     }
 }
 
 /// A map from non-negative integers (bplist object indexes, UIDs, instance addresses) to `Int32`,
 /// by open addressing: linear probing from the top bits of the key's Fibonacci hash, each key
 /// beside its value so a probe reads one cache line. It grows with what is stored in it, never
-/// with the size of an archive. The owner calls ``free()`` once.
-struct IndexMap {
+/// with the size of an archive.
+struct IndexMap: ~Copyable {
     private struct Bucket {
         /// -1 for an empty bucket.
         var key: Int
         var value: Int32
     }
 
-    private var buckets: UnsafeMutablePointer<Bucket>
-    private var capacity: Int
+    private var buckets: RawBuffer<Bucket>
     /// `64 - log2(capacity)`.
     private var shift: UInt64
     private(set) var count = 0
 
     /// A map with room for `expected` keys before it grows.
     init(expecting expected: Int = 0) {
-        capacity = 16
+        var capacity = 16
         shift = 60
         while Self.isCrowded(expected, capacity) {
             capacity *= 2
@@ -151,10 +103,8 @@ struct IndexMap {
         buckets = Self.emptyBuckets(capacity)
     }
 
-    private static func emptyBuckets(_ capacity: Int) -> UnsafeMutablePointer<Bucket> {
-        let buckets = UnsafeMutablePointer<Bucket>.allocate(capacity: capacity)
-        buckets.initialize(repeating: Bucket(key: -1, value: 0), count: capacity)
-        return buckets
+    private static func emptyBuckets(_ capacity: Int) -> RawBuffer<Bucket> {
+        RawBuffer(count: capacity, repeating: Bucket(key: -1, value: 0))
     }
 
     /// Whether `keys` would fill more than three quarters of `capacity` buckets: beyond that,
@@ -173,43 +123,39 @@ struct IndexMap {
     /// The value stored for `key`, if any.
     @inline(__always)
     func value(for key: Int) -> Int32? {
+        let mask = buckets.count - 1
         var slot = home(key)
         while true {
             let found = buckets[slot]
             if found.key == key { return found.value }
             if found.key < 0 { return nil }
-            slot = (slot + 1) & (capacity - 1)
+            slot = (slot + 1) & mask
         }
     }
 
     /// Stores `value` for `key` (≥ 0), replacing any value it had.
     mutating func set(_ value: Int32, for key: Int) {
         precondition(key >= 0, "IndexMap keys are non-negative")
-        if Self.isCrowded(count + 1, capacity) { grow() }
+        if Self.isCrowded(count + 1, buckets.count) { grow() }
+        let mask = buckets.count - 1
         var slot = home(key)
-        while buckets[slot].key >= 0, buckets[slot].key != key { slot = (slot + 1) & (capacity - 1) }
+        while buckets[slot].key >= 0, buckets[slot].key != key { slot = (slot + 1) & mask }
         if buckets[slot].key < 0 { count += 1 }
         buckets[slot] = Bucket(key: key, value: value)
     }
 
     private mutating func grow() {
-        let (old, oldCapacity) = (buckets, capacity)
-        capacity *= 2
+        var old = Self.emptyBuckets(buckets.count * 2)
+        swap(&old, &buckets)
         shift -= 1
-        buckets = Self.emptyBuckets(capacity)
         count = 0
-        for i in 0..<oldCapacity where old[i].key >= 0 { set(old[i].value, for: old[i].key) }
-        old.deallocate()
+        for bucket in old.elements() where bucket.key >= 0 { set(bucket.value, for: bucket.key) }
     }
 
     /// Forgets every key, keeping the capacity.
     mutating func removeAll() {
-        buckets.update(repeating: Bucket(key: -1, value: 0), count: capacity)
+        buckets.fill(with: Bucket(key: -1, value: 0))
         count = 0
-    }
-
-    func free() {
-        buckets.deallocate()
     }
 }
 

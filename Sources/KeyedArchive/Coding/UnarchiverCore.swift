@@ -10,9 +10,9 @@ import Foundation
 /// A core is used by one thread and never re-enters an update of the same property, so its
 /// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class UnarchiverCore {
-    /// The archive's bytes when the core holds its own copy; nil while it reads its caller's
+    /// The archive's bytes when the core holds its own copy; empty while it reads its caller's
     /// buffer (see ``init(borrowing:options:)`` and ``keepBytes()``).
-    @exclusivity(unchecked) private var storage: UnsafeMutableRawBufferPointer?
+    @exclusivity(unchecked) private var storage: RawBuffer<UInt8>
     @exclusivity(unchecked) private(set) var document: BPlistDocument
     /// `$objects`: an array whose references, read in place, give the bplist object index of each UID.
     let objectList: BPlistDocument.Object
@@ -22,9 +22,9 @@ final class UnarchiverCore {
     let top: [(key: String, reference: Int)]
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
-    let instances: InstanceColumn
+    @exclusivity(unchecked) var instances: InstanceColumn
     /// UIDs being decoded now, to catch cycles through values.
-    let inProgress: UIDSet
+    @exclusivity(unchecked) var inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
     @exclusivity(unchecked) var registrations: [Int] = []
     @exclusivity(unchecked) var classMap: [String: Any.Type] = [:]
@@ -73,24 +73,20 @@ final class UnarchiverCore {
     /// Opens a copy of `bytes`: the core can outlive them.
     convenience init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         try Self.checkSize(bytes.count, options)
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        if bytes.withContiguousStorageIfAvailable({ storage.copyMemory(from: UnsafeRawBufferPointer($0)) }) == nil {
-            _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        var storage = RawBuffer<UInt8>()
+        storage.reserve(bytes.count)
+        if bytes.withContiguousStorageIfAvailable({ storage.append(contentsOf: $0) }) == nil {
+            for byte in bytes { storage.append(byte) }
         }
-        do {
-            try self.init(reading: UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count]), storage: storage, options: options)
-        } catch {
-            // deinit does not run for an instance whose init failed.
-            storage.deallocate()
-            throw error
-        }
+        let copy = UnsafeRawBufferPointer(storage.elements())
+        try self.init(reading: copy, storage: storage, options: options)
     }
 
     /// Opens `buffer` where it lies, without copying it. The caller must either drop the core
     /// before the buffer goes away, or call ``keepBytes()`` first.
     convenience init(borrowing buffer: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         try Self.checkSize(buffer.count, options)
-        try self.init(reading: buffer, storage: nil, options: options)
+        try self.init(reading: buffer, storage: RawBuffer(), options: options)
     }
 
     private static func checkSize(_ count: Int, _ options: KeyedUnarchiver.Options) throws(ArchiveError) {
@@ -101,14 +97,13 @@ final class UnarchiverCore {
         }
     }
 
-    private init(reading bytes: UnsafeRawBufferPointer, storage: UnsafeMutableRawBufferPointer?, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+    private init(reading bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         self.options = options
         let document = try BPlistDocument(
             bytes: bytes, maximumObjectCount: options.maximumObjectCount,
             maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
         self.document = document
         (objectList, top) = try Self.readTop(document)
-        // Allocated only once nothing can fail: deinit does not run for an instance whose init failed.
         self.storage = storage
         uidCount = objectList.count
         instances = InstanceColumn(count: uidCount)
@@ -118,21 +113,15 @@ final class UnarchiverCore {
     }
 
     deinit {
-        storage?.deallocate()
-        instances.free(registered: registrations)
-        inProgress.free()
-        classSlots.free()
-        keyIDs.free()
+        instances.release(registered: registrations)
     }
 
     /// Copies a borrowed buffer into storage of the core's own, for a core that is still
     /// referenced when its caller's buffer goes away (a decoder kept by the type it decoded).
     func keepBytes() {
-        guard storage == nil else { return }
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(document.bytes.count, 1), alignment: 1)
-        if document.bytes.count > 0 { copy.copyMemory(from: document.bytes) }
-        storage = copy
-        document = document.moved(to: UnsafeRawBufferPointer(rebasing: copy[0..<document.bytes.count]))
+        guard storage.base == nil else { return }
+        storage.append(contentsOf: document.bytes.assumingMemoryBound(to: UInt8.self))
+        document = document.moved(to: UnsafeRawBufferPointer(storage.elements()))
     }
 
     /// Lets go of the class instances decoded so far. A one-shot decode whose decoder was kept

@@ -11,10 +11,10 @@
 /// everything such a load can start at (the object area and the offset table) is followed by
 /// the 32-byte trailer.
 ///
-/// Not API: the document is public only as the SPI `Reader`, for the keyed unarchiver, which
-/// reads a reference or a UID millions of times per archive. Those accessors are `@inlinable`,
+/// Not API: the document is public only as the SPI `Reader`, for the library's other modules,
+/// which read a reference or a UID millions of times per file. Those accessors are `@inlinable`,
 /// which `package` declarations cannot usefully be: their bodies are never inlined into other
-/// modules, and a call per reference cost the unarchiver a seventh of its time.
+/// modules, and a call per reference cost a reader of the document a seventh of its time.
 @_spi(Reader) public struct BPlistDocument {
     public private(set) var bytes: UnsafeRawBufferPointer
     public let objectCount: Int

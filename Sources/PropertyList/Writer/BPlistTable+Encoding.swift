@@ -34,11 +34,12 @@ extension BPlistTable {
             arena.reserve(layout.total)
             writeInPlace(layout)
             consumed = true
-            return (UnsafeMutableRawPointer(arena.take().unsafelyUnwrapped), layout.total)
+            return (arena.take().releasingBlock().unsafelyUnwrapped, layout.total)
         }
-        guard let raw = malloc(layout.total) else { preconditionFailure("out of memory for \(layout.total) bytes") }
-        writeForward(layout, into: raw.assumingMemoryBound(to: UInt8.self))
-        return (raw, layout.total)
+        var file = RawBuffer<UInt8>()
+        file.reserve(layout.total)
+        writeForward(layout, into: file.base.unsafelyUnwrapped)
+        return (file.releasingBlock().unsafelyUnwrapped, layout.total)
     }
 
     /// Where everything goes in the file.

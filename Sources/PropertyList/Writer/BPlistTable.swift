@@ -21,24 +21,22 @@
 /// ```
 package final class BPlistTable {
     /// The encoded bytes of every scalar object.
-    @exclusivity(unchecked) var arena = RawVector<UInt8>()
+    @exclusivity(unchecked) var arena = RawBuffer<UInt8>()
     /// Per object: a scalar's offset in the arena, or a container's first reference in `refs`.
-    @exclusivity(unchecked) var starts = RawVector<UInt32>()
+    @exclusivity(unchecked) var starts = RawBuffer<UInt32>()
     /// Set when a position no longer fits `starts` (a file of 4 GiB or more); encoding then throws.
     @exclusivity(unchecked) var oversized = false
     /// Per object: its kind (``Kind``) and, for a container, its number of references.
-    @exclusivity(unchecked) var kinds = RawVector<UInt32>()
+    @exclusivity(unchecked) var kinds = RawBuffer<UInt32>()
     /// Container references (object indices), each container's a contiguous run.
-    @exclusivity(unchecked) var refs = RawVector<UInt32>()
+    @exclusivity(unchecked) var refs = RawBuffer<UInt32>()
     /// References of the open containers, innermost last.
-    @exclusivity(unchecked) private var scratch = RawVector<UInt32>()
-    /// One bit per UID value, set once a reference to it was handed out (see ``uidReference(_:)``).
-    @exclusivity(unchecked) var uidBits = RawVector<UInt64>()
+    @exclusivity(unchecked) private var scratch = RawBuffer<UInt32>()
+    /// One bit per trailing UID value, set once a reference to it was handed out (see ``trailingUID(_:)``).
+    @exclusivity(unchecked) var uidBits = RawBuffer<UInt64>()
     /// While encoding: per word of `uidBits`, how many bits are set in the words before it, so a
-    /// UID value's object index is the table's count plus the referenced values below it.
-    @exclusivity(unchecked) var uidRanks = RawVector<UInt32>()
-    /// Object indices collected for ``setArrayFromList(at:)``.
-    @exclusivity(unchecked) private var list = RawVector<UInt32>()
+    /// trailing UID's object index is the table's count plus the referenced values below it.
+    @exclusivity(unchecked) var uidRanks = RawBuffer<UInt32>()
     /// Whether the arena holds every scalar once, in index order, with no gaps.
     @exclusivity(unchecked) var scalarsInOrder = true
     /// Set once the arena has been handed to the caller by ``encodeAllocated(top:)``.
@@ -69,27 +67,16 @@ package final class BPlistTable {
 
     package init() {}
 
-    deinit {
-        arena.free()
-        starts.free()
-        kinds.free()
-        refs.free()
-        scratch.free()
-        uidBits.free()
-        uidRanks.free()
-        list.free()
-    }
-
-    /// Objects added so far, not counting UID objects (which are placed after them in the file).
+    /// Objects added so far, not counting trailing UIDs (which are placed after them in the file).
     package var count: Int { kinds.count }
 
-    /// How much a table holds: objects, container references, bytes of its file, list entries,
-    /// and the distinct strings and data, integers, reals and dates its indexes hold.
+    /// How much a table holds: objects, container references, bytes of its file, trailing UID
+    /// values, and the distinct strings and data, integers, reals and dates its indexes hold.
     package struct Sizes: Sendable {
         var objects = 0
         var references = 0
         var bytes = 0
-        var list = 0
+        var trailingUIDs = 0
         var encoded = 0
         var ints = 0
         var reals = 0
@@ -109,7 +96,7 @@ package final class BPlistTable {
         sizes.references = refs.count
         // The arena becomes the file in the end: room for the containers and offsets too.
         sizes.bytes = arena.count + 4 * refs.count + 8 * count + 64
-        sizes.list = list.count
+        sizes.trailingUIDs = 64 * uidBits.count
         sizes.encoded = encoded.count
         sizes.ints = ints.count
         sizes.reals = reals.count
@@ -125,8 +112,7 @@ package final class BPlistTable {
         kinds.reserve(min(sizes.objects, cap))
         refs.reserve(min(sizes.references, cap))
         arena.reserve(min(sizes.bytes, cap))
-        list.reserve(min(sizes.list, cap))
-        uidBits.reserve(min(sizes.list, cap) / 64 + 1)
+        uidBits.reserve(min(sizes.trailingUIDs, cap) / 64 + 1)
         encoded.reserve(min(sizes.encoded, cap)) { self.scalarBytes(at: $0) }
         ints.reserve(min(sizes.ints, cap)) { self.scalarWord(at: $0) }
         reals.reserve(min(sizes.reals, cap)) { self.scalarWord(at: $0) }
@@ -282,33 +268,30 @@ package final class BPlistTable {
         return index
     }
 
-    /// A UID; values of 2^32 and more are refused by Apple's readers and so by this writer.
+    /// A UID object, placed where it is added (CoreFoundation's pre-order); values of 2^32 and
+    /// more are refused by Apple's readers and so by this writer. See ``trailingUID(_:)`` for
+    /// UIDs laid out after every other object.
     package func add(uid value: UInt64) throws(ArchiveError) -> Int {
         guard value <= UInt64(UInt32.max) else {
             throw ArchiveError(.unencodable, reason: "UID \(value) is 2^32 or more, which Apple's readers reject")
         }
-        // In a keyed archive every UID names one of its `$objects`, each an object of this table.
-        if collectsUIDs, value < UInt64(count) { return uidReference(Int(value)) }
         if let index = uids[value] { return index }
         let index = appendScalar(bound: 5) { $0.appendUID(value) }
         uids[value] = index
         return index
     }
 
-    /// Whether ``add(uid:)`` hands out ``uidReference(_:)``s (UID objects after all others, for
-    /// keyed archives) rather than adding UID objects in place (CoreFoundation's pre-order).
-    @exclusivity(unchecked) package var collectsUIDs = false
-
-    /// Marks references to UID objects in `refs`; the rest of the bits are the UID's value.
+    /// Marks references to trailing UIDs in `refs`; the rest of the bits are the UID's value.
     static let uidTag = 1 << 31
 
-    /// A reference to the UID object of `value` (below 2^31), for containers of this table.
+    /// A reference to the trailing UID object of `value` (below 2^31), for containers of this table.
     ///
-    /// UID objects are not added one by one: an archive has one per `$objects` entry and they
-    /// would double the table. A reference names the value; the file gets one UID object per
-    /// value referenced, after all other objects, in value order.
+    /// Trailing UIDs are not objects of the table: a reference names the value, and the file
+    /// gets one UID object per value referenced, after all other objects, in value order. A
+    /// table whose containers refer to many UIDs (as many as it has objects, say) so holds none
+    /// of them, and a reference costs one bit.
     @inline(__always)
-    package func uidReference(_ value: Int) -> Int {
+    package func trailingUID(_ value: Int) -> Int {
         precondition(value >= 0 && value < Self.uidTag, "UID \(value) is out of range for a writer table")
         let word = value >> 6
         if word >= uidBits.count { growUIDBits(to: word + 1) }
@@ -318,9 +301,7 @@ package final class BPlistTable {
 
     private func growUIDBits(to minimum: Int) {
         let newCount = max(minimum, uidBits.count * 2, 16)
-        uidBits.reserve(newCount)
-        uidBits.base.unsafelyUnwrapped.advanced(by: uidBits.count).initialize(repeating: 0, count: newCount - uidBits.count)
-        uidBits.commit(newCount - uidBits.count)
+        uidBits.append(repeating: 0, count: newCount - uidBits.count)
     }
 
     /// The object index a reference in `refs` stands for, once ``numberUIDObjects()`` has run.
@@ -335,18 +316,18 @@ package final class BPlistTable {
     @inline(__always)
     static func isScalar(_ kind: UInt32) -> Bool { kind & ~Kind.countMask == Kind.scalar }
 
-    /// A number below 2^30 the owner keeps with the scalar at `index` (0 until set): the keyed
-    /// archiver's UID of a raw value, so equal values share one `$objects` entry.
+    /// A number below 2^30 the table's owner keeps with the scalar at `index` (0 until set), in
+    /// bits a scalar's entry does not use; the table itself never reads it.
     @inline(__always)
-    package func mark(ofScalar index: Int) -> Int {
+    package func tag(ofScalar index: Int) -> Int {
         Int(kinds[index] & Kind.countMask)
     }
 
     @inline(__always)
-    package func setMark(_ mark: Int, ofScalar index: Int) {
+    package func setTag(_ tag: Int, ofScalar index: Int) {
         precondition(Self.isScalar(kinds[index]), "object #\(index) is not a scalar")
-        precondition(mark >= 0 && mark <= Int(Kind.countMask), "mark \(mark) does not fit beside a scalar")
-        kinds[index] = Kind.scalar | UInt32(mark)
+        precondition(tag >= 0 && tag <= Int(Kind.countMask), "tag \(tag) does not fit beside a scalar")
+        kinds[index] = Kind.scalar | UInt32(tag)
     }
 
     /// The 64 bits a uniqued integer, real or date at `index` was added with, read back from
@@ -410,7 +391,7 @@ package final class BPlistTable {
     private func finishContainer(_ container: OpenContainer, kind: UInt32) {
         let start = refs.count
         let moved = scratch.count - container.scratchStart
-        refs.append(contentsOf: UnsafeBufferPointer(start: scratch.base.map { $0 + container.scratchStart }, count: moved))
+        refs.append(contentsOf: scratch.elements(from: container.scratchStart))
         scratch.truncate(to: container.scratchStart)
         setContainer(container.index, kind: kind, start: start, count: moved)
     }
@@ -466,19 +447,11 @@ package final class BPlistTable {
         setContainer(index, kind: Kind.dict, start: start, count: refs.count - start)
     }
 
-    /// Adds an object index to the table's list, an array collected while the table is built
-    /// (a keyed archive's `$objects`); returns its position.
-    @inline(__always)
-    package func appendToList(_ index: Int) -> Int {
-        list.append(UInt32(truncatingIfNeeded: index))
-        return list.count - 1
-    }
-
-    /// Replaces a pending slot with an array of the objects in the list.
-    package func setArrayFromList(at index: Int) {
+    /// Replaces a pending slot with an array of the object references in `elements`.
+    package func setArray(at index: Int, references elements: UnsafeBufferPointer<UInt32>) {
         let start = refs.count
-        refs.append(contentsOf: UnsafeBufferPointer(start: list.base, count: list.count))
-        setContainer(index, kind: Kind.array, start: start, count: list.count)
+        refs.append(contentsOf: elements)
+        setContainer(index, kind: Kind.array, start: start, count: elements.count)
     }
 
     /// Replaces a pending slot with a finished array.

@@ -1,0 +1,49 @@
+import PropertyList
+
+/// A keyed archive's `$objects` as the archiver builds it, over the bplist table it writes to.
+///
+/// A UID is a position in `$objects`; the list keeps the table index of each entry and becomes
+/// the `$objects` array when the archive closes. A reference to a UID is one of the table's
+/// trailing UIDs, so the file holds one UID object per UID referenced, after every other object,
+/// however many containers refer to it. A raw value (a string, number or data object placed in
+/// `$objects` itself) gets one UID per distinct value: the UID is kept as the scalar's tag in
+/// the table, so equal values, which the table uniques to one scalar, share it.
+struct ArchiveObjects: ~Copyable {
+    /// Table index per UID.
+    private var entries = RawBuffer<UInt32>()
+
+    init(expecting expected: Int) {
+        entries.reserve(expected)
+    }
+
+    /// The number of `$objects` entries (UIDs run from 0 to `count - 1`).
+    var count: Int { entries.count }
+
+    /// Adds the object at `tableIndex` to `$objects`; returns its UID.
+    @inline(__always)
+    mutating func newUID(for tableIndex: Int) -> Int {
+        entries.append(UInt32(truncatingIfNeeded: tableIndex))
+        return entries.count - 1
+    }
+
+    /// The table reference of a UID object.
+    @inline(__always)
+    static func reference(toUID uid: Int, in table: BPlistTable) -> Int {
+        table.trailingUID(uid)
+    }
+
+    /// The UID of the raw value at `tableIndex` (a scalar of `table`), added on first use.
+    @inline(__always)
+    mutating func uid(ofRawValue tableIndex: Int, in table: BPlistTable) -> Int {
+        let known = table.tag(ofScalar: tableIndex)
+        if known != 0 { return known }
+        let new = newUID(for: tableIndex)
+        table.setTag(new, ofScalar: tableIndex)
+        return new
+    }
+
+    /// Makes the table's pending slot `index` the `$objects` array.
+    func write(to table: BPlistTable, at index: Int) {
+        table.setArray(at: index, references: entries.elements())
+    }
+}
