@@ -47,24 +47,32 @@ package struct StackGuard {
         min(size / 4, 256 << 10)
     }
 
-    /// Thread-specific slot: a pointer to the thread's (low, floor) pair, freed with the thread.
+    /// A thread's stack bounds, kept in its thread-specific slot.
+    private final class ThreadBounds {
+        let low: UInt
+        let floor: UInt
+        init(_ bounds: (low: UInt, floor: UInt)) { (low, floor) = bounds }
+    }
+
+    /// Thread-specific slot: the thread's ``ThreadBounds``, retained by the slot and released
+    /// with the thread.
     private static let key: pthread_key_t? = {
         var key = pthread_key_t()
-        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { $0?.deallocate() }
+        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { slot in
+            if let slot { Unmanaged<ThreadBounds>.fromOpaque(slot).release() }
+        }
         return pthread_key_create(&key, destructor) == 0 ? key : nil
     }()
 
     private static func boundsForCurrentThread() -> (low: UInt, floor: UInt) {
         guard let key else { return computeBounds() }
         if let cached = pthread_getspecific(key) {
-            let pair = cached.assumingMemoryBound(to: UInt.self)
-            return (pair[0], pair[1])
+            let bounds = Unmanaged<ThreadBounds>.fromOpaque(cached).takeUnretainedValue()
+            return (bounds.low, bounds.floor)
         }
         let bounds = computeBounds()
-        let pair = UnsafeMutablePointer<UInt>.allocate(capacity: 2)
-        pair[0] = bounds.low
-        pair[1] = bounds.floor
-        if pthread_setspecific(key, pair) != 0 { pair.deallocate() }
+        let slot = Unmanaged.passRetained(ThreadBounds(bounds))
+        if pthread_setspecific(key, slot.toOpaque()) != 0 { slot.release() }
         return bounds
     }
 
