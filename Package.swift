@@ -16,7 +16,7 @@ let package = Package(
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
         .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList"]),
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
-        .executableTarget(name: "karchive", dependencies: ["PropertyList"]),
+        .executableTarget(name: "karchive", dependencies: ["KeyedArchive", "PropertyList"]),
         .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
         // Examples/: small apps doing the jobs of the helpers this library replaces (`swift run user-folders`).
         .executableTarget(name: "user-folders", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/user-folders"),

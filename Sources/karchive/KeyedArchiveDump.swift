@@ -1,3 +1,4 @@
+import KeyedArchive
 import PropertyList
 
 /// `karchive dump` of a keyed archive: the object graph from `$top`, UIDs resolved.
@@ -54,7 +55,7 @@ struct KeyedArchiveDump: DumpRenderer {
             return
         }
         let object = archive.objects[uid]
-        guard case .dict(let dict) = object, dict["$class"] != nil else {
+        guard case .dict(let dict) = object, dict[ArchiveFormat.classKey] != nil else {
             out += indent + label + ": " + scalar(object) + "\n"
             return
         }
@@ -73,23 +74,23 @@ struct KeyedArchiveDump: DumpRenderer {
             return
         }
         switch className {
-        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet":
-            let elements = dict["NS.objects"]?.arrayValue ?? []
+        case let name where ArchiveFormat.arrayClasses.contains(name) || ArchiveFormat.setClasses.contains(name):
+            let elements = dict[ArchiveFormat.objectsField]?.arrayValue ?? []
             out += indent + label + ": @\(uid) \(className) (\(elements.count))\n"
             for (i, element) in elements.enumerated() {
                 write(element, label: "[\(i)]", depth: depth + 1, state: &state, into: &out)
             }
-        case "NSDictionary", "NSMutableDictionary":
-            let keys = dict["NS.keys"]?.arrayValue ?? []
-            let values = dict["NS.objects"]?.arrayValue ?? []
+        case let name where ArchiveFormat.dictionaryClasses.contains(name):
+            let keys = dict[ArchiveFormat.keysField]?.arrayValue ?? []
+            let values = dict[ArchiveFormat.objectsField]?.arrayValue ?? []
             out += indent + label + ": @\(uid) \(className) (\(keys.count))\n"
             for (key, element) in zip(keys, values) {
                 write(element, label: keyLabel(key), depth: depth + 1, state: &state, into: &out)
             }
         default:
             out += indent + label + ": @\(uid) \(className)\n"
-            for (key, field) in dict where key != "$class" {
-                let shown = key.hasPrefix("$$") ? String(key.dropFirst()) : key
+            for (key, field) in dict where key != ArchiveFormat.classKey {
+                let shown = ArchiveFormat.unescape(key) ?? key
                 write(field, label: PlainTreeDump.bareOrQuoted(shown), depth: depth + 1, state: &state, into: &out)
             }
         }
@@ -113,8 +114,8 @@ struct KeyedArchiveDump: DumpRenderer {
             return value
         }
         switch className {
-        case "NSDate":
-            guard let time = dict["NS.time"] else { return nil }
+        case ArchiveFormat.dateClass:
+            guard let time = dict[ArchiveFormat.timeField] else { return nil }
             let seconds: Double
             switch time {
             case .real(let v): seconds = v
@@ -122,28 +123,28 @@ struct KeyedArchiveDump: DumpRenderer {
             case .int(let v): seconds = Double(v)
             default: return nil
             }
-            return "NSDate " + (ISO8601.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)")
-        case "NSURL":
-            guard case .string(let relative)? = resolved("NS.relative") else { return nil }
-            var text = "NSURL " + PlainTreeDump.quoted(relative)
-            if case .dict(let base)? = resolved("NS.base"), case .uid(let r)? = base["NS.relative"], r < UInt64(archive.objects.count),
+            return ArchiveFormat.dateClass + " " + (ISO8601.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)")
+        case ArchiveFormat.urlClass:
+            guard case .string(let relative)? = resolved(ArchiveFormat.relativeField) else { return nil }
+            var text = ArchiveFormat.urlClass + " " + PlainTreeDump.quoted(relative)
+            if case .dict(let base)? = resolved(ArchiveFormat.baseField), case .uid(let r)? = base[ArchiveFormat.relativeField], r < UInt64(archive.objects.count),
                 case .string(let baseText) = archive.objects[Int(r)]
             {
                 text += " relative to " + PlainTreeDump.quoted(baseText)
             }
             return text
-        case "NSUUID":
-            guard case .data(let bytes)? = resolved("NS.uuidbytes"), bytes.count == 16 else { return nil }
+        case ArchiveFormat.uuidClass:
+            guard case .data(let bytes)? = resolved(ArchiveFormat.uuidBytesField), bytes.count == 16 else { return nil }
             let hex = bytes.map { $0 < 0x10 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }
             let groups = [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }
-            return "NSUUID " + groups.joined(separator: "-")
-        case "NSNull":
-            return "NSNull"
-        case "NSString", "NSMutableString":
-            guard case .string(let s)? = resolved("NS.string") else { return nil }
+            return ArchiveFormat.uuidClass + " " + groups.joined(separator: "-")
+        case ArchiveFormat.nullClass:
+            return ArchiveFormat.nullClass
+        case let name where ArchiveFormat.stringClasses.contains(name):
+            guard case .string(let s)? = resolved(ArchiveFormat.stringField) else { return nil }
             return className + " " + PlainTreeDump.quoted(s)
-        case "NSData", "NSMutableData":
-            guard let data = resolved("NS.data") else { return nil }
+        case let name where ArchiveFormat.dataClasses.contains(name):
+            guard let data = resolved(ArchiveFormat.dataField) else { return nil }
             return className + " " + scalar(data)
         default:
             return nil

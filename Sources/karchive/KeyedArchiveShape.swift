@@ -1,3 +1,4 @@
+import KeyedArchive
 import PropertyList
 
 /// The top level of an NSKeyedArchiver archive, recognised in a property list:
@@ -6,13 +7,13 @@ import PropertyList
 /// Only the shape is checked here; nothing is resolved. `validate` and `stats` use it, and a
 /// keyed-archive `dump` can start from it.
 struct KeyedArchiveShape {
-    static let archiverKey = "$archiver"
-    static let versionKey = "$version"
-    static let topKey = "$top"
-    static let objectsKey = "$objects"
-    static let classKey = "$class"
-    static let classNameKey = "$classname"
-    static let archiverName = "NSKeyedArchiver"
+    static let archiverKey = ArchiveFormat.archiverKey
+    static let versionKey = ArchiveFormat.versionKey
+    static let topKey = ArchiveFormat.topKey
+    static let objectsKey = ArchiveFormat.objectsKey
+    static let classKey = ArchiveFormat.classKey
+    static let classNameKey = ArchiveFormat.classNameKey
+    static let archiverName = ArchiveFormat.archiverName
 
     /// The `$archiver` value (always `NSKeyedArchiver`).
     let archiver: String
