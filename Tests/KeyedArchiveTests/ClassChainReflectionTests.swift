@@ -87,40 +87,18 @@ class WalkCodableMiddle: WalkCodableBase<Int> {}
 
 final class WalkCodableLeaf: WalkCodableMiddle {}
 
-/// Archives `nodes` and `member` in one archive and reads both back from it, so the member's
-/// fields point into the decoded nodes.
-private func roundTrip<Member>(_ member: Member, nodes: [WalkNode]) throws -> (member: Member, nodes: [WalkNode], keys: [String]) {
-    let archiver = KeyedArchiver()
-    try archiver.encode(nodes, forKey: "nodes")
-    try archiver.encode(member, forKey: "member")
-    let data = try archiver.encodedData
-    let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
-    let backNodes = try unarchiver.decode([WalkNode].self, forKey: "nodes")
-    let back = try unarchiver.decode(Member.self, forKey: "member")
-    return (back, backNodes, try ZooArchive.topObject(data, key: "member").keys)
-}
-
-/// Three nodes labelled `a`, `b`, `c`.
-private func makeNodes() -> [WalkNode] {
-    ["a", "b", "c"].map { label in
-        let node = WalkNode()
-        node.label = label
-        return node
-    }
-}
-
 @Suite("Reflection through class chains")
 struct ClassChainReflectionTests {
     @Test("weak, unowned and unowned Optional fields at three levels of a class chain round-trip")
     func nonStrongFieldsAtEveryLevel() throws {
-        let nodes = makeNodes()
+        let nodes = ChainWalk.nodes()
         let leaf = WalkLeaf()
         leaf.name = "leaf"
         leaf.parent = nodes[0]
         leaf.owner = nodes[1]
         leaf.keeper = nodes[2]
         leaf.count = 3
-        let back = try roundTrip(leaf, nodes: nodes)
+        let back = try ChainWalk.roundTrip(leaf, nodes: nodes)
         #expect(back.keys == ["$class", "name", "parent", "owner", "keeper", "count"])
         #expect(back.nodes.map(\.label) == ["a", "b", "c"])
         #expect(back.member.name == "leaf")
@@ -129,7 +107,7 @@ struct ClassChainReflectionTests {
         #expect(back.member.owner === back.nodes[1])
         #expect(back.member.keeper === back.nodes[2])
         #expect(
-            try rootClasses(leaf) == [
+            try ChainWalk.rootClasses(leaf) == [
                 String(reflecting: WalkLeaf.self), String(reflecting: WalkMiddle.self), String(reflecting: WalkBase.self), "NSObject",
             ])
     }
@@ -138,10 +116,10 @@ struct ClassChainReflectionTests {
     func decodedWeakFieldIsWeak() throws {
         let decoded: WalkBase
         do {
-            let nodes = makeNodes()
+            let nodes = ChainWalk.nodes()
             let value = WalkBase()
             value.parent = nodes[0]
-            let back = try roundTrip(value, nodes: nodes)
+            let back = try ChainWalk.roundTrip(value, nodes: nodes)
             #expect(back.member.parent === back.nodes[0])
             decoded = back.member
         }
@@ -150,18 +128,18 @@ struct ClassChainReflectionTests {
 
     @Test("a class with no stored fields between two that have non-strong fields")
     func classWithoutFieldsInTheMiddle() throws {
-        let nodes = makeNodes()
+        let nodes = ChainWalk.nodes()
         let value = WalkBelowHollow()
         value.name = "below"
         value.parent = nodes[2]
         value.owner = nodes[0]
-        let back = try roundTrip(value, nodes: nodes)
+        let back = try ChainWalk.roundTrip(value, nodes: nodes)
         #expect(back.keys == ["$class", "parent", "name", "owner"])
         #expect(back.member.name == "below")
         #expect(back.member.parent === back.nodes[2])
         #expect(back.member.owner === back.nodes[0])
         #expect(
-            try rootClasses(value) == [
+            try ChainWalk.rootClasses(value) == [
                 String(reflecting: WalkBelowHollow.self), String(reflecting: WalkHollow.self),
                 String(reflecting: WalkHollowBase.self), "NSObject",
             ])
@@ -169,12 +147,12 @@ struct ClassChainReflectionTests {
 
     @Test("a generic class's weak and unowned fields")
     func genericClass() throws {
-        let nodes = makeNodes()
+        let nodes = ChainWalk.nodes()
         let box = WalkBox<String>()
         box.value = "boxed"
         box.parent = nodes[1]
         box.owner = nodes[2]
-        let back = try roundTrip(box, nodes: nodes)
+        let back = try ChainWalk.roundTrip(box, nodes: nodes)
         #expect(back.keys == ["$class", "parent", "value", "owner"])
         #expect(back.member.value == "boxed")
         #expect(back.member.parent === back.nodes[1])
@@ -183,36 +161,36 @@ struct ClassChainReflectionTests {
 
     @Test("a class inheriting a generic class: the generic superclass's fields and its own")
     func subclassOfGenericClass() throws {
-        let nodes = makeNodes()
+        let nodes = ChainWalk.nodes()
         let box = WalkIntBox()
         box.value = 42
         box.parent = nodes[0]
         box.owner = nodes[1]
         box.keeper = nodes[2]
         box.extra = "x"
-        let back = try roundTrip(box, nodes: nodes)
+        let back = try ChainWalk.roundTrip(box, nodes: nodes)
         #expect(back.keys == ["$class", "parent", "value", "owner", "keeper", "extra"])
         #expect(back.member.value == 42)
         #expect(back.member.extra == "x")
         #expect(back.member.parent === back.nodes[0])
         #expect(back.member.owner === back.nodes[1])
         #expect(back.member.keeper === back.nodes[2])
-        #expect(try rootClasses(box) == [String(reflecting: WalkIntBox.self), String(reflecting: WalkBox<Int>.self), "NSObject"])
+        #expect(try ChainWalk.rootClasses(box) == [String(reflecting: WalkIntBox.self), String(reflecting: WalkBox<Int>.self), "NSObject"])
     }
 
     @Test("a class nested in a generic type")
     func classNestedInGenericType() throws {
-        let nodes = makeNodes()
+        let nodes = ChainWalk.nodes()
         let inner = WalkOuter<Double>.Inner()
         inner.tag = "inner"
         inner.parent = nodes[2]
         inner.owner = nodes[1]
-        let back = try roundTrip(inner, nodes: nodes)
+        let back = try ChainWalk.roundTrip(inner, nodes: nodes)
         #expect(back.keys == ["$class", "tag", "parent", "owner"])
         #expect(back.member.tag == "inner")
         #expect(back.member.parent === back.nodes[2])
         #expect(back.member.owner === back.nodes[1])
-        #expect(try rootClasses(inner) == [String(reflecting: WalkOuter<Double>.Inner.self), "NSObject"])
+        #expect(try ChainWalk.rootClasses(inner) == [String(reflecting: WalkOuter<Double>.Inner.self), "NSObject"])
     }
 
     @Test("an unowned(unsafe) field two classes up is found and refused by name")
@@ -228,15 +206,40 @@ struct ClassChainReflectionTests {
     @Test("a Codable class's $classes names every superclass, generic ones included")
     func codableClassChain() throws {
         #expect(
-            try rootClasses(WalkCodableLeaf()) == [
+            try ChainWalk.rootClasses(WalkCodableLeaf()) == [
                 "KeyedArchiveTests.WalkCodableLeaf", "KeyedArchiveTests.WalkCodableMiddle",
                 "KeyedArchiveTests.WalkCodableBase<Swift.Int>", "NSObject",
             ])
     }
 }
 
-/// The `$classes` of the root object's class when `value` is archived alone.
-private func rootClasses<T>(_ value: T) throws -> [String] {
-    let data = try ZooArchive.encode(value)
-    return ZooArchive.classChain(of: try ZooArchive.topObject(data), in: try ZooArchive.objects(data))
+/// Archiving and reading back for the tests of reflection through class chains.
+enum ChainWalk {
+    /// Archives `nodes` and `member` in one archive and reads both back from it, so the member's
+    /// fields point into the decoded nodes.
+    static func roundTrip<Member>(_ member: Member, nodes: [WalkNode]) throws -> (member: Member, nodes: [WalkNode], keys: [String]) {
+        let archiver = KeyedArchiver()
+        try archiver.encode(nodes, forKey: "nodes")
+        try archiver.encode(member, forKey: "member")
+        let data = try archiver.encodedData
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        let backNodes = try unarchiver.decode([WalkNode].self, forKey: "nodes")
+        let back = try unarchiver.decode(Member.self, forKey: "member")
+        return (back, backNodes, try ZooArchive.topObject(data, key: "member").keys)
+    }
+
+    /// Three nodes labelled `a`, `b`, `c`.
+    static func nodes() -> [WalkNode] {
+        ["a", "b", "c"].map { label in
+            let node = WalkNode()
+            node.label = label
+            return node
+        }
+    }
+
+    /// The `$classes` of the root object's class when `value` is archived alone.
+    static func rootClasses<T>(_ value: T) throws -> [String] {
+        let data = try ZooArchive.encode(value)
+        return ZooArchive.classChain(of: try ZooArchive.topObject(data), in: try ZooArchive.objects(data))
+    }
 }
