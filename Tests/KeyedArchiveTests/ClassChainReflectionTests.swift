@@ -68,6 +68,13 @@ enum WalkOuter<Tag> {
     }
 }
 
+/// The same fields in a struct, whose descriptor is found the same way.
+struct WalkStruct: Archivable {
+    var name = ""
+    weak var parent: WalkNode?
+    unowned var owner: WalkNode = WalkNode.placeholder
+}
+
 class WalkUnsafeBase: Archivable {
     unowned(unsafe) var engine: WalkNode = WalkNode.placeholder
     required init() {}
@@ -191,6 +198,20 @@ struct ClassChainReflectionTests {
         #expect(back.member.parent === back.nodes[2])
         #expect(back.member.owner === back.nodes[1])
         #expect(try ChainWalk.rootClasses(inner) == [String(reflecting: WalkOuter<Double>.Inner.self), "NSObject"])
+    }
+
+    @Test("a struct's weak and unowned fields")
+    func structFields() throws {
+        let nodes = ChainWalk.nodes()
+        var value = WalkStruct()
+        value.name = "plain"
+        value.parent = nodes[1]
+        value.owner = nodes[0]
+        let back = try ChainWalk.roundTrip(value, nodes: nodes)
+        #expect(back.keys == ["$class", "name", "parent", "owner"])
+        #expect(back.member.name == "plain")
+        #expect(back.member.parent === back.nodes[1])
+        #expect(back.member.owner === back.nodes[0])
     }
 
     @Test("an unowned(unsafe) field two classes up is found and refused by name")
