@@ -55,14 +55,10 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
 
     private static func classChain(_ name: String) -> [String] {
         var chain = [name]
-        if let type = T.self as? AnyClass {
-            var next: AnyClass? = _getSuperclass(type)
-            while let superclass = next, chain.count < 64 {
-                let superName = defaultClassName(of: superclass)
-                if superName == ArchiveFormat.rootClass || superName.hasPrefix("_Tt") || superName.hasPrefix("Swift.") { break }
-                chain.append(superName)
-                next = _getSuperclass(superclass)
-            }
+        for superclass in FieldLayout.archivedSuperclasses(of: T.self) {
+            let superName = defaultClassName(of: superclass)
+            if chain.count >= 64 || superName == ArchiveFormat.rootClass || superName.hasPrefix("_Tt") || superName.hasPrefix("Swift.") { break }
+            chain.append(superName)
         }
         chain.append(ArchiveFormat.rootClass)
         return chain

@@ -91,7 +91,7 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         }
         // Superclasses are named as each is archived itself: its declared name, else its module-qualified one.
         var coders = CoderCache()
-        let superclasses = chain.dropFirst().map(\.subjectType)
+        let superclasses = archivedSuperclasses(of: A.self)
         let superclassNames = superclasses.map { coders.coder(for: $0).className ?? defaultClassName(of: $0) }
         if let shared = zip(superclasses, superclassNames).first(where: { $0.1 == className }) {
             // A `static var archiveClassName` in a base class is inherited: the subclass would be
@@ -141,6 +141,13 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass], superclasses: superclasses,
             letField: fields.first { !$0.isVar })
+    }
+
+    /// The superclasses of `type` that `$classes` names, nearest first: its Swift superclasses.
+    /// An Objective-C class (`NSObject`, or the `SwiftObject` above a Swift root class on Apple
+    /// platforms) has no archive name of its own; the `NSObject` that ends every chain stands for it.
+    static func archivedSuperclasses(of type: Any.Type) -> [Any.Type] {
+        Array(TypeMetadata.swiftClassChain(type).dropFirst())
     }
 
     /// Stored fields that macros add to a type for their own bookkeeping, never archived: a

@@ -2,14 +2,15 @@
 //
 // Stored-field tables for struct and class types, built from the Swift
 // runtime's own reflection entry points (the ones behind `Mirror` and the
-// stdlib's `_forEachField(of:options:body:)` SPI). No name-based type lookup.
+// stdlib's `_forEachField(of:options:body:)` SPI). No name-based type lookup. Raw metadata and
+// descriptors are read in TypeMetadata.swift only.
 //
 // Swift 6 language mode, strict concurrency, no warnings.
 
 
 // MARK: - Runtime entry points
 //
-// All four are exported (SWIFT_RUNTIME_STDLIB_API, swiftcc) from libswiftCore.
+// All three are exported (SWIFT_RUNTIME_STDLIB_API, swiftcc) from libswiftCore.
 // A thick metatype `Any.Type` is passed as exactly one pointer: the type's
 // metadata pointer, i.e. the C++ `const Metadata *`. So `Any.Type` can be
 // used directly in the declarations (no unsafeBitCast to a raw pointer
@@ -45,11 +46,6 @@ private func _rt_recursiveChildMetadata(
 @_silgen_name("swift_reflectionMirror_recursiveChildOffset")
 private func _rt_recursiveChildOffset(_ type: Any.Type, index: Int) -> Int
 
-/// The metadata kind word (class kinds are normalised to 0). Used to classify
-/// a type without touching any value.
-@_silgen_name("swift_getMetadataKind")
-private func _rt_metadataKind(_ type: Any.Type) -> UInt
-
 /// C function that releases a name string produced by the runtime. Only set
 /// for synthesized names (tuple labels like ".0"); struct/class field names
 /// point into the static field descriptor and come with `freeFunc == nil`.
@@ -68,14 +64,14 @@ private struct _FieldReflectionMetadata {
 // MARK: - Type kinds
 
 /// Kind of a type, derived from the runtime metadata kind word
-/// (values from swift/ABI/MetadataKind.def).
+/// (values from swift/ABI/MetadataKind.def), without touching any value.
 enum TypeKind: Equatable, Sendable {
     case `class`, `struct`, `enum`, optional, tuple, function, existential
     case metatype, existentialMetatype, foreignClass, foreignReference, opaque
     case other(UInt)
 
     init(_ type: Any.Type) {
-        switch _rt_metadataKind(type) {
+        switch TypeMetadata.kind(type) {
         case 0: self = .class              // any pointer-valued (isa) kind
         case 0x200: self = .struct
         case 0x201: self = .enum
@@ -176,10 +172,8 @@ private func _abstractionSensitive(_ type: Any.Type) -> Bool {
     case .function:
         return true
     case .metatype:
-        // Metatype metadata = { kind, instanceType }. Only class metatypes are
-        // thick (a pointer) in concrete storage; others are thin (no storage).
-        let instance = unsafeBitCast(type, to: UnsafeRawPointer.self)
-            .load(fromByteOffset: MemoryLayout<Int>.size, as: Any.Type.self)
+        // Only class metatypes are thick (a pointer) in concrete storage; others are thin (no storage).
+        guard let instance = TypeMetadata.instanceType(ofMetatype: type) else { return true }
         return TypeKind(instance) != .class
     case .optional:
         return (type as? any OptionalTypeProtocol.Type).map { _abstractionSensitive($0.wrappedType) } ?? true
@@ -220,73 +214,30 @@ enum ReferenceOwnership: Sendable {
     case weak, unowned, unmanaged
 
     /// Name and ownership of every stored field of a struct or class (superclass fields first),
-    /// read from the nominal type descriptors; empty if a descriptor cannot be found.
+    /// read from the nominal type descriptors; empty if a descriptor cannot be read.
+    ///
+    /// A class's fields are those of its Swift superclasses and its own, the ones the runtime's
+    /// reflection counts: on Apple platforms the walk stops below `NSObject` (or the `SwiftObject`
+    /// of a Swift root class), which has no Swift metadata.
     static func ofFields(_ type: Any.Type, kind: TypeKind) -> [(name: String, ownership: ReferenceOwnership?)] {
-        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-        var descriptors: [UnsafeRawPointer] = []
+        let levels: [Any.Type]
         switch kind {
-        case .struct:
-            guard let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { return [] }
-            descriptors = [descriptor]
-        case .class:
-            // Class metadata: isa/kind, superclass, (Objective-C interop: cache, data), flags and sizes, description.
-            #if canImport(ObjectiveC)
-            let descriptionOffset = 64
-            #else
-            let descriptionOffset = 40
-            #endif
-            var level: UnsafeRawPointer? = metadata
-            while let current = level {
-                guard let descriptor = current.load(fromByteOffset: descriptionOffset, as: UnsafeRawPointer?.self) else { break }
-                descriptors.insert(descriptor, at: 0)
-                level = current.load(fromByteOffset: 8, as: UnsafeRawPointer?.self)
-            }
-        default:
-            return []
+        case .struct: levels = [type]
+        case .class: levels = TypeMetadata.swiftClassChain(type).reversed()
+        default: return []
         }
         var fields: [(String, ReferenceOwnership?)] = []
-        for descriptor in descriptors {
-            // Type context descriptor: flags, parent, name, access function, fields (relative pointers).
-            let fieldsPointer = descriptor + 16
-            let relative = Int(fieldsPointer.load(as: Int32.self))
-            guard relative != 0 else { continue }
-            let fieldDescriptor = fieldsPointer + relative
-            let recordSize = Int(fieldDescriptor.load(fromByteOffset: 10, as: UInt16.self))
-            let count = Int(fieldDescriptor.load(fromByteOffset: 12, as: UInt32.self))
-            guard recordSize >= 12 else { return [] }
-            for i in 0..<count {
-                // Field record: flags, mangled type name, field name (relative pointers).
-                let record = fieldDescriptor + 16 + i * recordSize
-                let typeName = record + 4 + Int((record + 4).load(as: Int32.self))
-                let namePointer = record + 8 + Int((record + 8).load(as: Int32.self))
-                let name = String(cString: namePointer.assumingMemoryBound(to: CChar.self))
-                fields.append((name, ownership(ofMangledName: typeName)))
-            }
+        for level in levels {
+            guard let declared = TypeMetadata.declaredFields(level) else { return [] }
+            fields += declared.map { ($0.name, ownership(ofTypeNameEnd: $0.typeNameEnd)) }
         }
         return fields
     }
 
-    /// The ownership suffix of a mangled type name, skipping symbolic references (a control byte
-    /// 0x01–0x17 and a 4-byte offset, or 0x18–0x1F and a pointer).
-    private static func ownership(ofMangledName start: UnsafeRawPointer) -> ReferenceOwnership? {
-        var last: (UInt8, UInt8) = (0, 0)
-        var position = start
-        for _ in 0..<4096 {
-            let byte = position.load(as: UInt8.self)
-            if byte == 0 { break }
-            if byte <= 0x17 {
-                position += 5
-                last = (last.1, 0)
-            } else if byte <= 0x1F {
-                position += 1 + MemoryLayout<UnsafeRawPointer>.size
-                last = (last.1, 0)
-            } else {
-                position += 1
-                last = (last.1, byte)
-            }
-        }
-        guard last.0 == UInt8(ascii: "X") else { return nil }
-        switch last.1 {
+    /// The ownership a mangled type name ends in, if any.
+    private static func ownership(ofTypeNameEnd end: (UInt8, UInt8)) -> ReferenceOwnership? {
+        guard end.0 == UInt8(ascii: "X") else { return nil }
+        switch end.1 {
         case UInt8(ascii: "w"): return .weak
         case UInt8(ascii: "o"): return .unowned
         case UInt8(ascii: "u"): return .unmanaged
