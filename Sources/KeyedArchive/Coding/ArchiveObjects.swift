@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// A keyed archive's `$objects` as the archiver builds it, over the bplist table it writes to.
 ///

@@ -114,6 +114,7 @@ final class ArchiverCore {
     var nullReference: Int { uid(0) }
 
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
+    @inline(__always)
     func rawReference(_ tableIndex: Int) -> Int {
         uid(objects.uid(ofRawValue: tableIndex, in: table))
     }

@@ -1,4 +1,4 @@
-import PropertyList
+@_spi(Reader) import PropertyList
 
 /// The key and value references of the objects being written, innermost object's last.
 ///
@@ -33,7 +33,7 @@ struct FieldStack: ~Copyable {
     func position(ofKey key: Int, from start: Int) -> Int? {
         var i = start
         while i < keyRefs.count {
-            if keyRefs[i] == key { return i }
+            if keyRefs[unchecked: i] == key { return i }
             i += 1
         }
         return nil
@@ -41,7 +41,7 @@ struct FieldStack: ~Copyable {
 
     @inline(__always)
     func setValue(_ value: Int, at position: Int) {
-        valueRefs[position] = value
+        valueRefs[unchecked: position] = value
     }
 
     func keys(from start: Int) -> UnsafeBufferPointer<Int> {

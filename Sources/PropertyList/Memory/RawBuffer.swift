@@ -30,139 +30,167 @@ import Darwin
 /// bitwise (every table's), growing uses `realloc`, which lets the C library move a large
 /// block by remapping its pages instead of copying them, and capacity that is never written is
 /// never made resident.
-package struct RawBuffer<Element>: ~Copyable {
+@_spi(Reader) public struct RawBuffer<Element>: ~Copyable {
+    // Public only as the SPI `Reader`, with `@inlinable` members over `@usableFromInline`
+    // storage, so the package's other modules specialize them for their element types (a
+    // `package` member's body is not inlined into another module, and an unspecialized generic
+    // call per append costs a metadata lookup); only this file changes the storage.
+    @usableFromInline var block: UnsafeMutablePointer<Element>?
+    @usableFromInline var initialized = 0
+    @usableFromInline var allocated = 0
+
     /// The block (nil while the capacity is 0).
-    package private(set) var base: UnsafeMutablePointer<Element>?
+    @inlinable public var base: UnsafeMutablePointer<Element>? { block }
     /// Initialized elements, from the start of the block.
-    package private(set) var count = 0
-    package private(set) var capacity = 0
+    @inlinable public var count: Int { initialized }
+    @inlinable public var capacity: Int { allocated }
 
     /// An empty buffer; it allocates on the first `append` or `reserve`.
-    package init() {}
+    @inlinable public init() {}
 
     /// A buffer of `count` copies of `value`.
-    package init(count: Int, repeating value: Element) {
+    @inlinable public init(count: Int, repeating value: Element) {
         precondition(count >= 0, "a buffer of \(count) elements")
         reserve(count)
-        base?.initialize(repeating: value, count: count)
-        self.count = count
+        block?.initialize(repeating: value, count: count)
+        initialized = count
     }
 
     deinit {
-        if let base {
-            base.deinitialize(count: count)
-            releaseBlock(base)
+        if let block {
+            block.deinitialize(count: initialized)
+            releaseBlock(block)
         }
     }
 
     /// The element at `index` (below ``count``).
-    package subscript(index: Int) -> Element {
+    @inlinable public subscript(index: Int) -> Element {
         @inline(__always) get {
-            precondition(index >= 0 && index < count, "buffer index \(index) out of range 0..<\(count)")
-            return base.unsafelyUnwrapped[index]
+            precondition(index >= 0 && index < initialized, "buffer index out of range")
+            return block.unsafelyUnwrapped[index]
         }
         @inline(__always) nonmutating set {
-            precondition(index >= 0 && index < count, "buffer index \(index) out of range 0..<\(count)")
-            base.unsafelyUnwrapped[index] = newValue
+            precondition(index >= 0 && index < initialized, "buffer index out of range")
+            block.unsafelyUnwrapped[index] = newValue
+        }
+    }
+
+    /// The element at `index` (below ``count``), unchecked: for the writer's tables, whose
+    /// indices only their own code makes, on paths that run once per value written.
+    @inlinable public subscript(unchecked index: Int) -> Element {
+        @inline(__always) get {
+            assert(index >= 0 && index < initialized, "buffer index out of range")
+            return block.unsafelyUnwrapped[index]
+        }
+        @inline(__always) nonmutating set {
+            assert(index >= 0 && index < initialized, "buffer index out of range")
+            block.unsafelyUnwrapped[index] = newValue
         }
     }
 
     /// Makes room for at least `minimum` elements in all.
-    @inline(__always)
-    package mutating func reserve(_ minimum: Int) {
-        if minimum > capacity { grow(minimum) }
+    @inlinable @inline(__always)
+    public mutating func reserve(_ minimum: Int) {
+        if minimum > allocated { grow(minimum) }
     }
 
-    private mutating func grow(_ minimum: Int) {
-        let newCapacity = max(minimum, capacity &* 2, 256 / max(MemoryLayout<Element>.stride, 1))
+    @usableFromInline mutating func grow(_ minimum: Int) {
+        let newCapacity = max(minimum, allocated &* 2, 256 / max(MemoryLayout<Element>.stride, 1))
         let (bytes, overflow) = newCapacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         precondition(!overflow, "a table of \(newCapacity) elements does not fit in memory")
         let raw: UnsafeMutableRawPointer?
         if _isBitwiseTakable(Element.self) {
-            raw = realloc(base, max(bytes, 1))
+            raw = realloc(block, max(bytes, 1))
         } else {
             raw = malloc(max(bytes, 1))
-            if let raw, let base {
-                raw.bindMemory(to: Element.self, capacity: newCapacity).moveInitialize(from: base, count: count)
-                releaseBlock(base)
+            if let raw, let block {
+                raw.bindMemory(to: Element.self, capacity: newCapacity).moveInitialize(from: block, count: initialized)
+                releaseBlock(block)
             }
         }
         guard let raw else { preconditionFailure("out of memory growing a table to \(bytes) bytes") }
-        base = raw.bindMemory(to: Element.self, capacity: newCapacity)
-        capacity = newCapacity
+        block = raw.bindMemory(to: Element.self, capacity: newCapacity)
+        allocated = newCapacity
     }
 
-    @inline(__always)
-    package mutating func append(_ element: Element) {
-        if count == capacity { grow(count + 1) }
-        (base.unsafelyUnwrapped + count).initialize(to: element)
-        count += 1
+    @inlinable @inline(__always)
+    public mutating func append(_ element: Element) {
+        if initialized == allocated { grow(initialized + 1) }
+        (block.unsafelyUnwrapped + initialized).initialize(to: element)
+        initialized += 1
     }
 
-    package mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+    @inlinable
+    public mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
         guard let source = elements.baseAddress, !elements.isEmpty else { return }
-        reserve(count + elements.count)
-        (base.unsafelyUnwrapped + count).initialize(from: source, count: elements.count)
-        count += elements.count
+        reserve(initialized + elements.count)
+        (block.unsafelyUnwrapped + initialized).initialize(from: source, count: elements.count)
+        initialized += elements.count
     }
 
     /// Appends `added` copies of `value`.
-    package mutating func append(repeating value: Element, count added: Int) {
+    @inlinable
+    public mutating func append(repeating value: Element, count added: Int) {
         guard added > 0 else { return }
-        reserve(count + added)
-        (base.unsafelyUnwrapped + count).initialize(repeating: value, count: added)
-        count += added
+        reserve(initialized + added)
+        (block.unsafelyUnwrapped + initialized).initialize(repeating: value, count: added)
+        initialized += added
     }
 
     /// Makes the first `added` elements after the end — initialized by the caller through
     /// ``base`` after a ``reserve(_:)`` — part of the buffer.
-    @inline(__always)
-    package mutating func commit(_ added: Int) {
-        precondition(added >= 0 && added <= capacity - count, "committing \(added) elements past the reserved capacity")
-        count += added
+    @inlinable @inline(__always)
+    public mutating func commit(_ added: Int) {
+        precondition(added >= 0 && added <= allocated - initialized, "committing elements past the reserved capacity")
+        initialized += added
     }
 
     /// Drops every element from `newCount` on.
-    @inline(__always)
-    package mutating func truncate(to newCount: Int) {
-        guard newCount >= 0, newCount < count else { return }
-        (base.unsafelyUnwrapped + newCount).deinitialize(count: count - newCount)
-        count = newCount
+    @inlinable @inline(__always)
+    public mutating func truncate(to newCount: Int) {
+        guard newCount >= 0, newCount < initialized else { return }
+        (block.unsafelyUnwrapped + newCount).deinitialize(count: initialized - newCount)
+        initialized = newCount
     }
 
     /// Drops every element, keeping the block.
-    package mutating func removeAll() {
+    @inlinable
+    public mutating func removeAll() {
         truncate(to: 0)
     }
 
     /// Sets every element to `value`.
-    package func fill(with value: Element) {
-        guard let base else { return }
-        base.update(repeating: value, count: count)
+    @inlinable
+    public func fill(with value: Element) {
+        guard let block else { return }
+        block.update(repeating: value, count: initialized)
     }
 
     /// The elements from `start` on, to read in place while the buffer is neither changed nor gone.
-    package func elements(from start: Int = 0) -> UnsafeBufferPointer<Element> {
-        precondition(start >= 0 && start <= count, "buffer position \(start) out of range 0...\(count)")
-        return UnsafeBufferPointer(start: base.map { $0 + start }, count: count - start)
+    @inlinable @inline(__always)
+    public func elements(from start: Int = 0) -> UnsafeBufferPointer<Element> {
+        precondition(start >= 0 && start <= initialized, "buffer position out of range")
+        guard let block else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: block + start, count: initialized - start)
     }
 
     /// Moves the block into a new buffer and leaves this one empty.
-    package mutating func take() -> RawBuffer<Element> {
+    @inlinable
+    public mutating func take() -> RawBuffer<Element> {
         var taken = RawBuffer()
-        (taken.base, taken.count, taken.capacity) = (base, count, capacity)
-        (base, count, capacity) = (nil, 0, 0)
+        (taken.block, taken.initialized, taken.allocated) = (block, initialized, allocated)
+        (block, initialized, allocated) = (nil, 0, 0)
         return taken
     }
 }
 
-extension RawBuffer where Element: BitwiseCopyable {
+@_spi(Reader) extension RawBuffer where Element: BitwiseCopyable {
     /// Hands the block over to the caller, who must free it with the C library's `free` (as
     /// `Data(bytesNoCopy:count:deallocator: .free)` does); nil for a buffer that never allocated.
-    package consuming func releasingBlock() -> UnsafeMutableRawPointer? {
-        let block = base.map(UnsafeMutableRawPointer.init)
+    public consuming func releasingBlock() -> UnsafeMutableRawPointer? {
+        let released = block.map(UnsafeMutableRawPointer.init)
         discard self
-        return block
+        return released
     }
 }
 

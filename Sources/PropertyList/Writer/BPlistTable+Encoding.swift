@@ -71,7 +71,7 @@ extension BPlistTable {
         uidRanks.reserve(uidBits.count)
         for word in 0..<uidBits.count {
             uidRanks.append(UInt32(truncatingIfNeeded: referenced))
-            var bits = uidBits[word]
+            var bits = uidBits[unchecked: word]
             referenced += bits.nonzeroBitCount
             while bits != 0 {
                 bytes += BPlistOutput.uidSize(UInt64(word << 6 | bits.trailingZeroBitCount))
@@ -84,7 +84,7 @@ extension BPlistTable {
     /// The referenced UID values, lowest first.
     private func forEachReferencedUID(_ body: (Int) -> Void) {
         for word in 0..<uidBits.count {
-            var bits = uidBits[word]
+            var bits = uidBits[unchecked: word]
             while bits != 0 {
                 body(word << 6 | bits.trailingZeroBitCount)
                 bits &= bits - 1
@@ -103,7 +103,7 @@ extension BPlistTable {
         var size = BPlistFormat.headerSize + uidBytes
         if scalarsInOrder { size += arena.count }
         for index in 0..<count {
-            let kind = kinds[index]
+            let kind = kinds[unchecked: index]
             if kind == Kind.pending {
                 throw ArchiveError(.unencodable, reason: "container #\(index) was reserved but never filled")
             } else if Self.isScalar(kind) {
@@ -134,7 +134,7 @@ extension BPlistTable {
         let marker = kind >= Kind.dict ? BPlistFormat.Marker.dict : BPlistFormat.Marker.array
         out.appendMarker(marker.rawValue, count: kind >= Kind.dict ? references / 2 : references)
         guard references > 0 else { return }
-        let source = refs.base.unsafelyUnwrapped + Int(starts[index])
+        let source = refs.base.unsafelyUnwrapped + Int(starts[unchecked: index])
         let target = UnsafeMutableRawPointer(at + out.position)
         switch width {
         case 1:
@@ -170,7 +170,7 @@ extension BPlistTable {
         var offsets = BPlistOutput(base: base + layout.tableOffset)
         for index in 0..<count {
             offsets.appendBigEndian(UInt64(position), width: layout.offsetWidth)
-            let kind = kinds[index]
+            let kind = kinds[unchecked: index]
             if Self.isScalar(kind) {
                 let bytes = scalarBytes(at: index)
                 UnsafeMutableRawPointer(base + position).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
@@ -202,7 +202,7 @@ extension BPlistTable {
         var word = uidBits.count - 1
         while word >= 0 {
             // The word's set bits, highest first.
-            var bits = uidBits[word]
+            var bits = uidBits[unchecked: word]
             while bits != 0 {
                 let bit = 63 - bits.leadingZeroBitCount
                 bits &= ~(1 << UInt64(bit))
@@ -223,9 +223,9 @@ extension BPlistTable {
         }
         var index = count - 1
         while index >= 0 {
-            let kind = kinds[index]
+            let kind = kinds[unchecked: index]
             if Self.isScalar(kind) {
-                let start = Int(starts[index])
+                let start = Int(starts[unchecked: index])
                 end -= scalarEnd - start
                 scalarEnd = start
             } else {

@@ -295,7 +295,7 @@ package final class BPlistTable {
         precondition(value >= 0 && value < Self.uidTag, "UID \(value) is out of range for a writer table")
         let word = value >> 6
         if word >= uidBits.count { growUIDBits(to: word + 1) }
-        uidBits[word] |= 1 << UInt64(value & 63)
+        uidBits[unchecked: word] |= 1 << UInt64(value & 63)
         return Self.uidTag | value
     }
 
@@ -309,8 +309,8 @@ package final class BPlistTable {
     func resolve(_ reference: UInt32) -> UInt32 {
         guard reference >= UInt32(Self.uidTag) else { return reference }
         let value = Int(reference) - Self.uidTag
-        let below = uidBits[value >> 6] & ((1 << UInt64(value & 63)) - 1)
-        return UInt32(truncatingIfNeeded: count) + uidRanks[value >> 6] + UInt32(below.nonzeroBitCount)
+        let below = uidBits[unchecked: value >> 6] & ((1 << UInt64(value & 63)) - 1)
+        return UInt32(truncatingIfNeeded: count) + uidRanks[unchecked: value >> 6] + UInt32(below.nonzeroBitCount)
     }
 
     @inline(__always)
@@ -320,14 +320,14 @@ package final class BPlistTable {
     /// bits a scalar's entry does not use; the table itself never reads it.
     @inline(__always)
     package func tag(ofScalar index: Int) -> Int {
-        Int(kinds[index] & Kind.countMask)
+        Int(kinds[unchecked: index] & Kind.countMask)
     }
 
     @inline(__always)
     package func setTag(_ tag: Int, ofScalar index: Int) {
-        precondition(Self.isScalar(kinds[index]), "object #\(index) is not a scalar")
+        precondition(Self.isScalar(kinds[unchecked: index]), "object #\(index) is not a scalar")
         precondition(tag >= 0 && tag <= Int(Kind.countMask), "tag \(tag) does not fit beside a scalar")
-        kinds[index] = Kind.scalar | UInt32(tag)
+        kinds[unchecked: index] = Kind.scalar | UInt32(tag)
     }
 
     /// The 64 bits a uniqued integer, real or date at `index` was added with, read back from
@@ -335,7 +335,7 @@ package final class BPlistTable {
     /// always 8), a real's or date's eight bytes after the marker.
     @inline(__always)
     func scalarWord(at index: Int) -> UInt64 {
-        let at = arena.base.unsafelyUnwrapped + Int(starts[index])
+        let at = arena.base.unsafelyUnwrapped + Int(starts[unchecked: index])
         let marker = at[0]
         let width = marker >> 4 == BPlistFormat.Marker.int.rawValue >> 4 ? 1 << Int(marker & 0x0F) : 8
         return BPlistDocument.bigEndian(UnsafeRawBufferPointer(start: at, count: 1 + width), at: 1, width: width)
@@ -344,7 +344,7 @@ package final class BPlistTable {
     /// The encoded bytes of the scalar at `index`.
     @inline(__always)
     func scalarBytes(at index: Int) -> UnsafeRawBufferPointer {
-        let at = arena.base.unsafelyUnwrapped + Int(starts[index])
+        let at = arena.base.unsafelyUnwrapped + Int(starts[unchecked: index])
         return UnsafeRawBufferPointer(start: at, count: BPlistOutput.encodedSize(at))
     }
 
@@ -399,8 +399,8 @@ package final class BPlistTable {
     private func setContainer(_ index: Int, kind: UInt32, start: Int, count: Int) {
         precondition(index >= 0 && index < self.count, "object #\(index) is not in the table")
         precondition(count <= Int(Kind.countMask), "a container of \(count) references is too large for bplist00")
-        starts[index] = Self.narrow(start, &oversized)
-        kinds[index] = kind | UInt32(count)
+        starts[unchecked: index] = Self.narrow(start, &oversized)
+        kinds[unchecked: index] = kind | UInt32(count)
     }
 
     @inline(__always)
@@ -470,18 +470,18 @@ package final class BPlistTable {
         precondition(index >= 0 && index < count, "object index out of range")
         if source >= Self.uidTag {
             // A UID as a value of its own: written here as an object of its own.
-            starts[index] = Self.narrow(appendToArena(bound: 5) { $0.appendUID(UInt64(source - Self.uidTag)) }, &oversized)
-            kinds[index] = Kind.scalar
+            starts[unchecked: index] = Self.narrow(appendToArena(bound: 5) { $0.appendUID(UInt64(source - Self.uidTag)) }, &oversized)
+            kinds[unchecked: index] = Kind.scalar
             scalarsInOrder = false
             return
         }
         precondition(source >= 0 && source < count, "object index out of range")
-        starts[index] = starts[source]
-        if Self.isScalar(kinds[source]) {
-            kinds[index] = Kind.scalar
+        starts[unchecked: index] = starts[unchecked: source]
+        if Self.isScalar(kinds[unchecked: source]) {
+            kinds[unchecked: index] = Kind.scalar
             scalarsInOrder = false
         } else {
-            kinds[index] = kinds[source]
+            kinds[unchecked: index] = kinds[unchecked: source]
         }
     }
 
@@ -492,9 +492,9 @@ package final class BPlistTable {
 
     /// Writes every slot still pending as an empty dictionary, so the table always encodes.
     package func fillPendingWithEmptyDictionaries() {
-        for index in 0..<count where kinds[index] == Kind.pending {
-            starts[index] = Self.narrow(refs.count, &oversized)
-            kinds[index] = Kind.dict
+        for index in 0..<count where kinds[unchecked: index] == Kind.pending {
+            starts[unchecked: index] = Self.narrow(refs.count, &oversized)
+            kinds[unchecked: index] = Kind.dict
         }
     }
 
