@@ -324,3 +324,30 @@ struct HashSeedTests {
         #expect(error.code == .invalidArchive && error.reason == "the dictionary has the key <null> twice", "\(error)")
     }
 }
+
+@Suite("Null keys when archiving")
+struct NullKeyArchivingTests {
+    @Test("A dictionary whose keys would decode as one null is refused when archived, with the decoder's error")
+    func twoNullKeysAreRefused() throws {
+        var keys: [AnyHashable: Any] = [AnyHashable(Int?.none): 1, AnyHashable(String?.none): 2, "a": 3]
+        #expect(keys.count == 3, "nil optionals of two types are two keys before archiving")
+        let error = try #require(ZooArchive.encodeError(keys))
+        #expect(error.code == .invalidArchive && error.reason == "the dictionary has the key <null> twice", "\(error)")
+        keys = [AnyHashable(NSNull()): 1, AnyHashable(Int??.some(nil)): 2]
+        let mixed = try #require(ZooArchive.encodeError(keys))
+        #expect(mixed.code == .invalidArchive && mixed.reason == error.reason, "\(mixed)")
+        // Inside a field of `Any`, the key path says where.
+        let nested = try #require(ZooArchive.encodeError(["outer": [keys] as [Any]] as [String: Any]))
+        #expect(nested.code == .invalidArchive && nested.keyPath == "root.outer[0]", "\(nested)")
+    }
+
+    @Test("One null key among others archives and decodes back as NSNull")
+    func oneNullKeyRoundTrips() throws {
+        let keys: [AnyHashable: Any] = [AnyHashable(Int?.none): 1, "a": 2, AnyHashable(Int?.some(3)): 4]
+        let back = try #require(try ZooArchive.roundTrip(keys as Any) as? [AnyHashable: Any])
+        #expect(back.count == 3)
+        #expect(back[AnyHashable(try ZooArchive.roundTrip(NSNull() as Any) as! NSNull)] as? Int == 1)
+        #expect(back["a"] as? Int == 2)
+        #expect(back[3] as? Int == 4)
+    }
+}
