@@ -1,4 +1,5 @@
-// A helper process for ArchiveStore's crash and failure tests (not a product).
+// A helper process for ArchiveStore's crash and failure tests, and for tests that compare what
+// processes with different hash seeds decode (not a product).
 //
 //   archive-store-crash-child loop <directory> <key>...
 //       Loads every key (exit 3 if one fails), then saves growing values forever: round n saves
@@ -16,6 +17,16 @@
 //       Saves [0, ..., count-1] under key once, after lowering RLIMIT_FSIZE (a full disk as
 //       seen by write(2): EFBIG) and/or switching from root to "nobody" (so directory
 //       permissions apply). Prints "saved" or "error <code>\t<description>"; exits 0 either way.
+//
+//   archive-store-crash-child decode <file>...
+//       Prints "seed <fingerprint of this process's hash seed>", then "<file name>: <outcome>"
+//       per file: the root decoded as Any, described by DecodedValueDescription, or
+//       "error <ArchiveError>". Exits 0.
+//
+//   archive-store-crash-child rewrite <directory> <file>...
+//       Prints the seed line, then per file: its keys and each key decoded as Any ("before"),
+//       after opening it with ArchiveFile; sets the key "added", writes the file to
+//       <directory>/<file name>, opens that and prints its keys and each key again ("after").
 
 import ArchiveStore
 import Foundation
@@ -146,9 +157,14 @@ do {
         try runVerify(directory: arguments[2], keys: Array(arguments[3...]))
     case "save":
         try runSave(arguments.dropFirst(2))
+    case "decode":
+        runDecode(files: Array(arguments.dropFirst(2)))
+    case "rewrite" where arguments.count >= 3:
+        runRewrite(directory: arguments[2], files: Array(arguments.dropFirst(3)))
     default:
         fail(
-            "usage: archive-store-crash-child loop|verify <directory> <key>... | save <directory> <key> <count> [options]",
+            "usage: archive-store-crash-child loop|verify <directory> <key>... | save <directory> <key> <count> [options]"
+                + " | decode <file>... | rewrite <directory> <file>...",
             status: 2)
     }
 } catch {

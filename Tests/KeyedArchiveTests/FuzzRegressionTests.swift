@@ -156,6 +156,22 @@ struct FuzzRegressionTests {
         #expect(throws: ArchiveError(.depthLimit, reason: "")) { try edited.encoded() }
     }
 
+    /// Two `$null` keys in one dictionary were one key or two by the process's hash seed: each
+    /// null decoded to a new `NSNull`, which Foundation on Linux hashes by identity.
+    @Test func twoNullKeysAreTheSameKey() throws {
+        let url = Self.directory.appending(path: "null-key-hash-seed.archive")
+        let error = try #require(ZooArchive.decodeError(Any.self, from: try Data(contentsOf: url)))
+        #expect(error.code == .invalidArchive)
+        #expect(error.reason == "the dictionary has the key <null> twice")
+        #expect(error.keyPath == "root.data.banners[4]")
+        #expect(error.objectIndex == 136 && error.byteOffset == 826, "\(error)")
+        // Rewritten by ArchiveFile, the copied dictionary is refused the same way.
+        var file = try ArchiveFile(contentsOf: url)
+        try file.set(1, forKey: "added")
+        let rewritten = try #require(ZooArchive.decodeError(Any.self, from: try file.encoded()))
+        #expect(rewritten.code == .invalidArchive && rewritten.reason == error.reason && rewritten.keyPath == error.keyPath)
+    }
+
     // MARK: Steps
 
     /// Reads the bytes as a property list; what reads must write and read back equal.

@@ -9,8 +9,13 @@ import Glibc
 
 // Opens the input as an ArchiveFile, decodes its keys, sets a key and writes the file again
 // (which copies the other keys' objects out of the hostile input). Invariants: only
-// ArchiveError is thrown; a rewritten file opens, has the new key, and every kept key that
-// decoded as `Any` from the input decodes from the rewrite to the same re-archived bytes.
+// ArchiveError is thrown; what decodes as `Any` re-archives; a rewritten file opens, has every
+// key it had plus the new one, and every kept key reads back as it read from the input: the
+// same value (compared by its DecodedValueDescription) or an error of the same code, and as
+// FuzzRoot the same re-archived bytes.
+
+/// How many of the input's keys are decoded and compared (each one costs a few decodes).
+private let keyLimit = 64
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutableRawPointer?) -> CInt {
@@ -23,18 +28,46 @@ private let scratch: URL = {
     return URL(fileURLWithPath: base).appendingPathComponent("fuzz-archivefile-\(getpid()).archive")
 }()
 
-private func anyBytes(_ file: ArchiveFile, _ key: String) -> Data? {
+/// What decoding a key as `Any` gave.
+private enum AnyOutcome: Equatable {
+    case value(String)
+    case error(ArchiveError.Code)
+    /// Decoded, but holding more values than a description is made for.
+    case tooLarge
+}
+
+private func decodeAny(_ file: ArchiveFile, _ key: String) -> AnyOutcome {
+    let value: Any
     do {
-        let value = try file.decode(Any.self, forKey: key)
-        defer { Zoo.unlink(value) }
-        do {
-            return try Zoo.archive(value, as: Any.self)
-        } catch {
-            fuzzFail("ArchiveFile[\(key)] decoded as Any but does not re-archive: \(error)")
-        }
+        value = try file.decode(Any.self, forKey: key)
+    } catch let error as ArchiveError {
+        return .error(error.code)
     } catch {
-        expectArchiveError(error, "ArchiveFile.decode(Any) [\(key)]")
+        fuzzFail("ArchiveFile.decode(Any) [\(key)] threw \(type(of: error)), not ArchiveError: \(error)")
+    }
+    defer { Zoo.unlink(value) }
+    do {
+        _ = try Zoo.archive(value, as: Any.self)
+    } catch {
+        fuzzFail("ArchiveFile[\(key)] decoded as Any but does not re-archive: \(error)")
+    }
+    return DecodedValueDescription.of(value).map(AnyOutcome.value) ?? .tooLarge
+}
+
+/// The key decoded as FuzzRoot and archived again, or nil if it does not decode.
+private func rootBytes(_ file: ArchiveFile, _ key: String) -> Data? {
+    let root: FuzzRoot
+    do {
+        root = try file.decode(FuzzRoot.self, forKey: key)
+    } catch {
+        expectArchiveError(error, "ArchiveFile.decode(FuzzRoot) [\(key)]")
         return nil
+    }
+    defer { Zoo.unlink(root) }
+    do {
+        return try Zoo.archive(root)
+    } catch {
+        fuzzFail("ArchiveFile[\(key)] decoded as FuzzRoot but does not re-archive: \(error)")
     }
 }
 
@@ -53,17 +86,11 @@ public func fuzzArchiveFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         expectArchiveError(error, "ArchiveFile(contentsOf:)")
         return 0
     }
-    let keys = Array(file.keys.prefix(4))
-    var before: [String: Data] = [:]
-    for key in keys {
-        before[key] = anyBytes(file, key)
-        do {
-            let root = try file.decode(FuzzRoot.self, forKey: key)
-            Zoo.unlink(root)
-        } catch {
-            expectArchiveError(error, "ArchiveFile.decode(FuzzRoot) [\(key)]")
-        }
-    }
+    let keys = Array(file.keys.prefix(keyLimit))
+    // All `Any` decodes first, then the FuzzRoot ones, in the same order after the rewrite: a
+    // FuzzRoot decode registers class instances that a later decode of the same file may reuse.
+    let anyBefore = keys.map { decodeAny(file, $0) }
+    let rootsBefore = keys.map { rootBytes(file, $0) }
     // Replace nothing, add one key: the kept keys are transplanted from the input.
     var edited = file
     do {
@@ -85,19 +112,28 @@ public func fuzzArchiveFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     } catch {
         fuzzFail("a rewritten ArchiveFile does not open: \(error)")
     }
-    guard reread.keys.contains("fuzz.added") else { fuzzFail("the rewritten file lost the key it was given") }
+    let expectedKeys = file.keys.contains("fuzz.added") ? file.keys : file.keys + ["fuzz.added"]
+    guard reread.keys == expectedKeys else {
+        fuzzFail("the rewritten file has the keys \(reread.keys), expected \(expectedKeys)")
+    }
     do {
         let added = try reread.decode(FuzzAddress.self, forKey: "fuzz.added")
         guard added == FuzzAddress(street: "added", zip: 1) else { fuzzFail("the added key reads back different") }
     } catch {
         fuzzFail("the added key does not decode: \(error)")
     }
-    for key in keys where key != "fuzz.added" {
-        guard let original = before[key] else { continue }
-        guard let copied = anyBytes(reread, key) else {
-            fuzzFail("key \(key) decoded as Any from the input but not from the rewritten file")
+    let anyAfter = keys.map { $0 == "fuzz.added" ? .tooLarge : decodeAny(reread, $0) }
+    for (index, key) in keys.enumerated() where key != "fuzz.added" && anyBefore[index] != .tooLarge {
+        guard anyAfter[index] == anyBefore[index] else {
+            fuzzFail("key \(key) decodes differently as Any after the file was rewritten: \(anyBefore[index]) → \(anyAfter[index])")
         }
-        guard copied == original else { fuzzFail("key \(key) decodes differently after the file was rewritten") }
+    }
+    for (index, key) in keys.enumerated() where key != "fuzz.added" {
+        let after = rootBytes(reread, key)
+        guard let before = rootsBefore[index] else { continue }
+        guard after == before else {
+            fuzzFail("key \(key) decodes differently as FuzzRoot after the file was rewritten")
+        }
     }
     return 0
 }

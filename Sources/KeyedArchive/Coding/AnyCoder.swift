@@ -34,7 +34,7 @@ extension UnarchiverCore {
     func decodeAny(_ reference: Int) throws -> Any {
         switch try target(reference) {
         case .null:
-            return NSNull()
+            return decodedNull
         case .inline(let object, let index):
             return try plainValue(object, index: index, reference: reference)
         case .object(let uid, let object, let index):
@@ -65,7 +65,7 @@ extension UnarchiverCore {
             case ArchiveFormat.dateClass: return try DateCoder().decode(reference, self)
             case ArchiveFormat.urlClass: return try URLCoder().decode(reference, self)
             case ArchiveFormat.uuidClass: return try UUIDCoder().decode(reference, self)
-            case ArchiveFormat.nullClass: return NSNull()
+            case ArchiveFormat.nullClass: return decodedNull
             case ArchiveFormat.decimalNumberClass: return try DecimalCoder().decode(reference, self)
             case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
             case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)

@@ -405,6 +405,11 @@ extension ArchiverCore {
         // the stack for the small dictionaries models hold: no allocation per dictionary).
         // Other keys go through `canonicalOrder`, then each value is looked up once.
         guard Key.self == String.self || Key.self == Int.self else {
+            // Keys that archive as null (`NSNull`s, nil optionals of any type) are one key once
+            // decoded, which decoding refuses; so is archiving them.
+            if value.keys.count(where: archivesAsNull) > 1 {
+                throw ArchiveError(.invalidArchive, reason: "the dictionary has the key \(decodedNull) twice")
+            }
             let entries = try canonicalOrder(Array(value.keys)).map { (key: $0, value: value[$0]!) }
             return try entries.withUnsafeBufferPointer { entries in
                 try encodeDictionary(entries: entries, keyCoder: keyCoder, valueCoder: valueCoder)
@@ -456,6 +461,25 @@ extension ArchiverCore {
         endObject(frame, classUID: wellKnownClass(&wellKnown.dictionaryClass, ArchiveFormat.dictionaryClass))
         return uid(frame.uid)
     }
+}
+
+/// Whether a value is archived as a null: an `NSNull`, or a nil optional (wrapped in any number
+/// of optionals or an `AnyHashable`).
+private func archivesAsNull(_ value: Any) -> Bool {
+    switch value {
+    case let hashable as AnyHashable where type(of: value) == AnyHashable.self: archivesAsNull(hashable.base)
+    case is NSNull: true
+    case let optional as any OptionalValue: optional.wrapped.map(archivesAsNull) ?? true
+    default: false
+    }
+}
+
+private protocol OptionalValue {
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var wrapped: Any? { map { $0 as Any } }
 }
 
 extension UnarchiverCore {

@@ -319,6 +319,15 @@ final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
     }
 }
 
+/// The one `NSNull` decoding hands out, for every null it reads.
+///
+/// All `NSNull`s are equal, but Foundation on Linux makes a new instance per `NSNull()` and hashes
+/// it by identity, so two of them as dictionary keys or set elements break `Hashable`'s rule
+/// (equal values, equal hashes): whether two null keys were seen as one, and whether a `Dictionary`
+/// or `Set` trapped on them, followed the process's hash seed. One instance hashes alike wherever
+/// it appears. (On Apple platforms `NSNull()` is this kind of singleton already.)
+let decodedNull = NSNull()
+
 final class NullCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.foundationObject(className: ArchiveFormat.nullClass, fields: [])
@@ -326,7 +335,7 @@ final class NullCoder<T>: TypedCoder<T>, @unchecked Sendable {
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         _ = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.nullClass], expected: "NSNull")
-        guard let null = NSNull() as? T else { throw unarchiver.mismatch("\(T.self)", reference) }
+        guard let null = decodedNull as? T else { throw unarchiver.mismatch("\(T.self)", reference) }
         return null
     }
 }
