@@ -25,7 +25,9 @@ extension ArchiveStore {
     /// Allows these concrete types where a field declared as a base class (or `Any`) meets
     /// their class names, for every later load of this store and its namespaces.
     ///
-    /// The unarchiver's ``KeyedUnarchiver/register(_:)``. Registering a type twice is harmless.
+    /// The unarchiver's ``/KeyedArchive/KeyedUnarchiver/register(_:)``. Registering a type twice is harmless.
+    ///
+    /// - Parameter types: `Archivable`, `KeyedCoding` or `Codable` types.
     public func register(_ types: Any.Type...) {
         configuration.withLock { $0.register(types) }
     }
@@ -33,14 +35,18 @@ extension ArchiveStore {
     /// Reads objects archived under class name `name` as `type` (a renamed or moved type), for
     /// every later load of this store and its namespaces.
     ///
-    /// The unarchiver's ``KeyedUnarchiver/setClass(_:forClassName:)``; a later call for the
+    /// The unarchiver's ``/KeyedArchive/KeyedUnarchiver/setClass(_:forClassName:)``; a later call for the
     /// same name replaces the earlier one.
+    ///
+    /// - Parameters:
+    ///   - type: The type to read those objects as.
+    ///   - name: A `$classname` as it appears in stored files, such as `OldApp.Point`.
     public func setClass(_ type: Any.Type, forClassName name: String) {
         configuration.withLock { $0.classNames[name] = type }
     }
 
     /// The limits every later read of this store and its namespaces uses
-    /// (``KeyedUnarchiver/Options``; its defaults until set).
+    /// (``/KeyedArchive/KeyedUnarchiver/Options``; its defaults until set).
     ///
     /// `maximumArchiveSize` also bounds the files read: a larger file is not read at all, and
     /// counts as a damaged file (``load(_:forKey:)`` throws `.sizeLimit`). Reading or setting

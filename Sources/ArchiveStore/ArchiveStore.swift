@@ -136,6 +136,9 @@ public final class ArchiveStore: Sendable {
     /// let alice = store.namespace("+15551234567")
     /// try alice.save(cart, forKey: "cart")
     /// ```
+    ///
+    /// - Parameter name: Any string, compared by its exact UTF-8 bytes, as keys are.
+    /// - Returns: The sub-store; asking again for the same name gives a store on the same folder.
     public func namespace(_ name: String) -> ArchiveStore {
         ArchiveStore(rootPath: rootPath, namespacePath: namespacePath + [name], configuration: configuration)
     }
@@ -148,14 +151,15 @@ public final class ArchiveStore: Sendable {
     /// archives: `Archivable`, `KeyedCoding`, `Codable`, property-list values, collections).
     /// When the call returns the value is on disk (file and directory flushed).
     ///
+    /// Holds the store's lock shared while it writes, so any number of saves run at once, and
+    /// ``removeAll()`` and ``removeExpired()`` wait for them.
+    ///
     /// - Parameters:
     ///   - value: The value to store.
     ///   - key: Any string; compared by exact UTF-8 bytes.
     ///   - expiresAfter: How long the value lives, from now (wall clock). An expired value loads
     ///     as nil and is deleted; nil (the default) keeps it until it is removed. The expiry
     ///     time is stored inside the file, not in its modification time.
-    /// Holds the store's lock shared while it writes, so any number of saves run at once, and
-    /// ``removeAll()`` and ``removeExpired()`` wait for them.
     ///
     /// - Throws: `ArchiveError`: the archiver's codes (`.notArchivable`, `.cycle`,
     ///   `.unencodable`...) before anything is written; `.io` for a failed write (read-only
@@ -175,6 +179,7 @@ public final class ArchiveStore: Sendable {
     /// renamed type lists its old names in `archiveLegacyClassNames`, and once this save has
     /// written the value under the current name, the values under those names are removed.
     ///
+    /// - Parameter value: The value to store; its static type names the key.
     /// - Throws: as ``save(_:forKey:expiresAfter:)``; nothing is removed if the save fails.
     public func save<T>(_ value: T) throws {
         try save(value, forKey: Self.defaultKey(for: T.self))
@@ -191,6 +196,10 @@ public final class ArchiveStore: Sendable {
     /// Decoding uses the store's configuration: the types given to ``register(_:)`` and
     /// ``setClass(_:forClassName:)`` and the limits in ``unarchiverOptions``.
     ///
+    /// - Parameters:
+    ///   - type: The type to decode the value as.
+    ///   - key: The key given to ``save(_:forKey:expiresAfter:)``.
+    /// - Returns: The value, or nil when the key holds none or it expired.
     /// - Throws: `ArchiveError`: `.typeMismatch` (and the unarchiver's other decoding codes)
     ///   when the value is not a `type`; `.unknownClass` for a subclass or other type that was
     ///   not registered; for a damaged or foreign file the reader's code (`.notPropertyList`,
@@ -207,6 +216,8 @@ public final class ArchiveStore: Sendable {
     /// A value saved under one of the type's `archiveLegacyClassNames` (before it was renamed)
     /// is found when there is none under its current name.
     ///
+    /// - Parameter type: The type to decode; its archive class name is the key.
+    /// - Returns: The value, or nil when there is none or it expired.
     /// - Throws: as ``load(_:forKey:)``.
     public func load<T>(_ type: T.Type) throws -> T? {
         if let current = try load(type, forKey: Self.defaultKey(for: type)) { return current }
@@ -318,6 +329,7 @@ public final class ArchiveStore: Sendable {
 
     /// Removes the value under `key`, durably. An absent key is not an error.
     ///
+    /// - Parameter key: The key whose file is deleted (a damaged file under it too).
     /// - Throws: `ArchiveError` `.io` when the file cannot be removed.
     public func remove(forKey key: String) throws {
         guard let (_, directory) = try openDirectories(creating: false) else { return }

@@ -79,7 +79,19 @@ public struct ArchiveFile {
     /// Reads the archive at `url`, checking its structure; values are decoded on demand, within
     /// the limits of `options`.
     ///
-    /// - Throws: ``ArchiveError`` `.io` if the file cannot be read, or a format error.
+    /// ```swift
+    /// var options = KeyedUnarchiver.Options()
+    /// options.maximumArchiveSize = 1 << 20
+    /// let file = try ArchiveFile(contentsOf: url, options: options)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: A file URL of a keyed archive, written by ``write(to:)``, `KeyedArchiver` or
+    ///     Foundation.
+    ///   - options: The unarchiver's limits; the defaults (``KeyedUnarchiver/Options/init()``)
+    ///     when omitted.
+    /// - Throws: ``ArchiveError`` `.io` if the file cannot be read, or a format error
+    ///   (`.notPropertyList`, `.truncated`, `.invalidArchive`, `.sizeLimit`...).
     public init(contentsOf url: URL, options: KeyedUnarchiver.Options = .init()) throws {
         let data: Data
         do {
@@ -102,6 +114,9 @@ public struct ArchiveFile {
 
     /// Archives `value` under `key` now, replacing any value the key had.
     ///
+    /// - Parameters:
+    ///   - value: Anything ``KeyedArchiver/encode(_:forKey:)`` takes.
+    ///   - key: The top-level key; a new key goes after the file's other keys.
     /// - Throws: ``ArchiveError`` if the value cannot be archived (or could not be read back, as
     ///   a `let` field of a reflection-coded type); the file is then unchanged.
     public mutating func set<T>(_ value: T, forKey key: String) throws {
@@ -120,6 +135,12 @@ public struct ArchiveFile {
 
     /// Decodes the value under `key` as `type`.
     ///
+    /// Only the objects of that key are decoded.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, which drives decoding (see ``KeyedUnarchiver``).
+    ///   - key: One of ``keys``.
+    /// - Returns: The decoded value.
     /// - Throws: `.keyNotFound` for an unknown key, or any decoding error.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
         if let pending, pending.keys.contains(key) {
@@ -131,9 +152,11 @@ public struct ArchiveFile {
         return try base.unarchiver.decode(type, forKey: key)
     }
 
-    /// The whole archive as bytes.
+    /// The whole archive as bytes, without writing it: what ``write(to:)`` would write.
     ///
-    /// - Throws: ``ArchiveError`` if the archive cannot be finished.
+    /// - Returns: One keyed archive with every key of the file in ``keys`` order.
+    /// - Throws: ``ArchiveError`` if the archive cannot be finished (`.unencodable` for an archive
+    ///   of 4 GiB or more).
     public func encoded() throws -> Data {
         let added = pending?.keys ?? []
         let kept = baseKeys.filter { !added.contains($0) }
@@ -150,6 +173,7 @@ public struct ArchiveFile {
     /// first, then written to a temporary file in the same directory and flushed to disk, renamed
     /// over `url`, and the directory flushed.
     ///
+    /// - Parameter url: A file URL in an existing directory; a file already there is replaced.
     /// - Throws: ``ArchiveError`` if the archive cannot be made, or `.io` (with the path and the
     ///   system's error) if it cannot be written; either way a file already at `url` is intact.
     public func write(to url: URL) throws {

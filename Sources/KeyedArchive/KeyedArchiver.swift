@@ -23,6 +23,7 @@ public final class KeyedArchiver {
     private var top: [(String, Int)] = []
     private var finished: Result<Data, ArchiveError>?
 
+    /// An empty archive, ready for ``encode(_:forKey:)``.
     public init() {}
 
     /// Coded objects nested deeper than this fail with `.depthLimit` instead of exhausting the
@@ -34,12 +35,21 @@ public final class KeyedArchiver {
 
     /// Encodes `value` as the top-level object `key`. Several keys make a multi-object archive.
     ///
+    /// The value is archived when this is called: changing a class instance afterwards changes
+    /// nothing already encoded. Instances shared between keys are written once. Encoding a key
+    /// again replaces its value.
+    ///
     /// A failed encode leaves the archive as it was before the call: the keys encoded so far stay,
     /// and further keys can be encoded.
     ///
+    /// - Parameters:
+    ///   - value: Any value the archiver codes: property-list and Foundation values, Optional,
+    ///     arrays, sets and dictionaries of them, ``KeyedCoding``, ``Archivable``,
+    ///     `RawRepresentable` and `Codable` types, and `Any` holding any of these.
+    ///   - key: The top-level key (`$top`) to store it under.
     /// - Throws: ``ArchiveError`` naming the key path of a value that cannot be coded
-    ///   (`.notArchivable`, `.cycle`, `.depthLimit`, `.reflection`...); `.misuse` after
-    ///   ``encodedData`` was read.
+    ///   (`.notArchivable`, `.cycle`, `.depthLimit`, `.letField`, `.reflection`...); `.misuse`
+    ///   after ``encodedData`` was read.
     public func encode<T>(_ value: T, forKey key: String) throws {
         if finished != nil {
             throw ArchiveError(.misuse, reason: "the archive was already finished by reading encodedData; start a new KeyedArchiver")
@@ -100,11 +110,27 @@ public final class KeyedArchiver {
     }
 
     /// Archives `type` under `name` instead of its own class name, in this archive.
+    ///
+    /// It overrides the type's `archiveClassName` and names the type in the `$classes` chains of
+    /// its subclasses too. It applies to the objects encoded after the call; those encoded
+    /// before keep the name they were written with.
+    ///
+    /// - Parameters:
+    ///   - name: The `$classname` to write, such as the name an `NSCoding` class has elsewhere.
+    ///   - type: A type archived as a coded object (an ``Archivable``, ``KeyedCoding`` or
+    ///     `Codable` type).
     public func setClassName(_ name: String, for type: Any.Type) {
         core.setClassName(name, for: type)
     }
 
     /// Archives `root` under the top-level key `"root"`, as Foundation's one-object API does.
+    ///
+    /// Foundation's `NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(_:)` and
+    /// ``KeyedUnarchiver/unarchivedObject(ofType:from:)`` read it.
+    ///
+    /// - Parameter root: Any value ``encode(_:forKey:)`` takes.
+    /// - Returns: The finished archive.
+    /// - Throws: As ``encode(_:forKey:)`` and ``encodedData`` throw.
     public static func archivedData<T>(withRootObject root: T) throws -> Data {
         let archiver = KeyedArchiver()
         try archiver.encode(root, forKey: ArchiveFormat.rootKey)

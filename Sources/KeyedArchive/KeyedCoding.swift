@@ -22,7 +22,21 @@ import Foundation
 /// take part in a cycle: its instance exists only after `init(from:)` returns. A cycle through it
 /// is an `ArchiveError.cycle`, never endless recursion; use ``Archivable`` for cyclic graphs.
 public protocol KeyedCoding {
+    /// Writes the value's fields, each under a key of its own.
+    ///
+    /// Called once per value written (once per instance, for a class). Keys are any strings; one
+    /// that begins with `$` is stored with one more `$`.
+    ///
+    /// - Parameter coder: The archiver's view of this object; use it only during the call.
+    /// - Throws: Errors of the values encoded (``ArchiveError``, with the key path), or any error
+    ///   of your own, which the archiver reports as `.notArchivable` for the top-level key.
     func encode(with coder: KeyedEncodingCoder) throws
+    /// Makes a value from the fields ``encode(with:)`` wrote.
+    ///
+    /// - Parameter coder: The unarchiver's view of this object: its keys and their values.
+    /// - Throws: The decoding errors of the values read (`.keyNotFound`, `.typeMismatch`...), or
+    ///   any error of your own; the unarchiver reports one that is not an ``ArchiveError`` as
+    ///   `.typeMismatch`.
     init(from coder: KeyedDecodingCoder) throws
     /// The class name written to archives. Default nil: the module-qualified type name.
     static var archiveClassName: String? { get }
@@ -32,7 +46,9 @@ public protocol KeyedCoding {
 }
 
 extension KeyedCoding {
+    /// No declared name: the type is archived under its module-qualified name (`MyApp.Point`).
     public static var archiveClassName: String? { nil }
+    /// No earlier names.
     public static var archiveLegacyClassNames: [String] { [] }
 }
 
@@ -41,6 +57,13 @@ public struct KeyedEncodingCoder {
     let core: ArchiverCore
 
     /// Encodes `value` under `key`: integers, reals and booleans inline, anything else by reference.
+    ///
+    /// - Parameters:
+    ///   - value: Anything the archiver can code (see ``KeyedArchiver``).
+    ///   - key: The field's key in this object; encoding the same key again replaces the
+    ///     earlier value.
+    /// - Throws: ``ArchiveError`` for a value that cannot be coded (`.notArchivable`, `.cycle`,
+    ///   `.letField`, `.depthLimit`...), its key path starting at `key`.
     public func encode<T>(_ value: T, forKey key: String) throws {
         let reference = try withKeyPath(key) { try core.coders.typed(T.self).encode(value, inline: true, core) }
         core.addField(key, value: reference)
@@ -48,6 +71,14 @@ public struct KeyedEncodingCoder {
 
     /// A reference to `object` if it is archived unconditionally anywhere in the archive (before
     /// or after this call); otherwise the key is left out.
+    ///
+    /// The counterpart of `NSCoder.encodeConditionalObject(_:forKey:)`: a child can point at its
+    /// parent without the child alone pulling the parent into an archive. Decode it with
+    /// ``KeyedDecodingCoder/decodeIfPresent(_:forKey:)``.
+    ///
+    /// - Parameters:
+    ///   - object: The instance to refer to; nil leaves the key out.
+    ///   - key: The field's key in this object.
     public func encodeConditional<T: AnyObject>(_ object: T?, forKey key: String) throws {
         guard let object else { return }
         core.addConditionalField(key, object: object)
@@ -65,14 +96,21 @@ public struct KeyedDecodingCoder {
     /// The object's keys, in archive order, without `$class`.
     public var allKeys: [String] { (try? core.keys(of: dict)) ?? [] }
 
+    /// Whether the object has a value under `key` (a stored nil counts as a value).
     public func contains(_ key: String) -> Bool {
         ((try? core.value(in: dict, escapedKey: ArchiveFormat.escape(key))) ?? nil) != nil
     }
 
     /// Decodes the value under `key`.
     ///
+    /// - Parameters:
+    ///   - type: The type to decode, which drives decoding (a class name in the archive only
+    ///     selects this type, a registered one or one mapped with `setClass`).
+    ///   - key: The field's key in this object.
+    /// - Returns: The decoded value.
     /// - Throws: `.keyNotFound` if the key is absent (an Optional type reads absent as nil),
-    ///   `.typeMismatch` if the value is of another kind.
+    ///   `.typeMismatch` if the value is of another kind, and the unarchiver's other errors
+    ///   (`.unknownClass`, `.cycle`...), each with its key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
         let coder = core.coders.typed(T.self)
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else {
@@ -85,6 +123,13 @@ public struct KeyedDecodingCoder {
     }
 
     /// Decodes the value under `key`, or nil if the key is absent or holds nil.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - key: The field's key in this object.
+    /// - Returns: The value, or nil.
+    /// - Throws: `.typeMismatch` if the value is of another kind, and the unarchiver's other
+    ///   errors, each with its key path.
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else { return nil }
         if case .null = try core.target(reference) { return nil }

@@ -33,6 +33,7 @@ public final class KeyedUnarchiver {
         /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
         public var maximumDataLength = 1 << 30
 
+        /// The default limits, as listed with each option.
         public init() {}
     }
 
@@ -40,7 +41,16 @@ public final class KeyedUnarchiver {
 
     /// Opens an archive, checking its property list and its `$archiver`, `$version`, `$top` and `$objects`.
     ///
-    /// - Throws: ``ArchiveError``: the property-list codes, or `.invalidArchive`.
+    /// Nothing is decoded until ``decode(_:forKey:)`` asks for a key. The unarchiver keeps its
+    /// own copy of the bytes.
+    ///
+    /// - Parameters:
+    ///   - data: A binary property list in NSKeyedArchiver's layout, from this library or from
+    ///     Foundation.
+    ///   - options: The limits to read within; the defaults (``Options/init()``) when omitted.
+    /// - Throws: ``ArchiveError``: the property-list codes (`.notPropertyList`, `.truncated`,
+    ///   `.invalidTrailer`, `.sizeLimit`...), or `.invalidArchive` for a property list that is
+    ///   not a keyed archive.
     public init(forReadingFrom data: Data, options: Options = Options()) throws {
         core = try UnarchiverCore(bytes: data, options: options)
     }
@@ -48,12 +58,21 @@ public final class KeyedUnarchiver {
     /// The top-level keys, in archive order.
     public var allKeys: [String] { core.top.map(\.key) }
 
+    /// Whether the archive has the top-level key `key`.
     public func containsValue(forKey key: String) -> Bool {
         core.top.contains { $0.key == key }
     }
 
     /// Decodes the top-level object `key` as `type`.
     ///
+    /// A class instance is decoded once per unarchiver: an instance shared between two keys
+    /// comes back as one instance from both calls. A call that throws forgets the instances it
+    /// decoded, so no later call returns one whose fields were only partly decoded.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, which drives decoding.
+    ///   - key: A top-level key (see ``allKeys``).
+    /// - Returns: The decoded value.
     /// - Throws: `.keyNotFound`, `.typeMismatch`, `.unknownClass`, `.cycle`, `.letField`, ... with a key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
         try Self.decode(type, forKey: key, from: core)
@@ -93,16 +112,46 @@ public final class KeyedUnarchiver {
 
     /// Decodes objects archived under class name `name` as `type` (renamed or moved types,
     /// or archives written by Foundation with another module name).
+    ///
+    /// A later call for the same name replaces the earlier one.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode those objects as, where the requested type allows it (the
+    ///     type itself, a subclass of a requested class, or anything inside `Any`).
+    ///   - name: A `$classname` as it appears in archives, such as `OldApp.Point`.
     public func setClass(_ type: Any.Type, forClassName name: String) {
         core.classMap[name] = type
     }
 
     /// Allows these concrete types where a polymorphic field or `Any` meets their class names.
+    ///
+    /// Needed for a field declared as a base class that holds a subclass, and for instances of
+    /// your own types inside `Any`, `[Any]` or `[String: Any]`: no type is ever looked up by name.
+    ///
+    /// ```swift
+    /// let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+    /// unarchiver.register(Car.self)              // a Vehicle field may hold a Car
+    /// let garage = try unarchiver.decode(Garage.self, forKey: "root")
+    /// ```
+    ///
+    /// - Parameter types: ``Archivable``, ``KeyedCoding`` or `Codable` types; registering one
+    ///   twice is harmless.
     public func register(_ types: Any.Type...) {
         core.registered.append(contentsOf: types)
     }
 
     /// Decodes the object archived under `"root"`.
+    ///
+    /// The one-object counterpart of ``KeyedArchiver/archivedData(withRootObject:)``, with the
+    /// default ``Options``. It reads `data` where it lies, without copying it.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, which drives decoding.
+    ///   - data: A keyed archive whose `$top` has the key `"root"` (Foundation's
+    ///     `archivedData(withRootObject:)` writes one too).
+    /// - Returns: The decoded root object.
+    /// - Throws: As ``init(forReadingFrom:options:)`` and ``decode(_:forKey:)`` throw;
+    ///   `.keyNotFound` when the archive has no `"root"`.
     public static func unarchivedObject<T>(ofType type: T.Type, from data: Data) throws -> T {
         try decode(type, forKey: ArchiveFormat.rootKey, from: data)
     }

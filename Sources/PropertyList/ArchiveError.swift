@@ -21,6 +21,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         package init(_ name: String) { self.name = name }
+        /// The code's name as it follows `ArchiveError.` in a printed error, such as `truncated`.
         public var description: String { name }
     }
 
@@ -35,6 +36,19 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A sentence saying what went wrong, with the fix when there is one.
     public let reason: String
 
+    /// Makes an error with a code, a reason and, where they are known, the place of the problem.
+    ///
+    /// The library's readers, writers and coders make every error they throw this way; code that
+    /// builds on the library (a `KeyedCoding` type checking its own fields, say)
+    /// may throw its own with a fitting code.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure, one of the ``Code`` constants.
+    ///   - reason: A sentence saying what went wrong, with the fix when there is one.
+    ///   - byteOffset: Where in the input the problem was found; nil (the default) when the
+    ///     error is not about input bytes.
+    ///   - objectIndex: The index of the binary property list object involved; nil by default.
+    ///   - keyPath: The path of the value being coded, such as `root.users[3].age`; nil by default.
     public init(
         _ code: Code, reason: String, byteOffset: Int? = nil, objectIndex: Int? = nil, keyPath: String? = nil
     ) {
@@ -57,12 +71,17 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// Errors are equal when their codes are equal.
+    /// Errors are equal when their codes are equal, whatever their place and reason.
     public static func == (lhs: ArchiveError, rhs: ArchiveError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The same error with `component` put in front of its key path (`users` + `[3].age` = `users[3].age`),
     /// so a path is built as the error travels out of nested values.
+    ///
+    /// - Parameter component: A field name or key (joined with a `.`), or a subscript such as
+    ///   `[3]` (joined as it is).
+    /// - Returns: The error with the longer key path; its code, reason and place are unchanged.
     public func prependingKeyPath(_ component: String) -> ArchiveError {
         let path: String
         if let keyPath, !keyPath.isEmpty {
@@ -74,6 +93,9 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The same error with a key path (the first one set wins: the innermost path is the most precise).
+    ///
+    /// - Parameter path: The key path to record when the error has none yet.
+    /// - Returns: The error with `path` as its key path, or the error unchanged when it already has one.
     public func at(keyPath path: String) -> ArchiveError {
         keyPath == nil
             ? ArchiveError(code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, keyPath: path)

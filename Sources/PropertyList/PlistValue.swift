@@ -21,6 +21,7 @@ import Darwin
 public enum PlistValue: Sendable, Hashable {
     /// The null object (`0x00`). Read, never written: Apple's readers reject it in `bplist00`.
     case null
+    /// A Boolean (`0x08` false, `0x09` true); a distinct object from the integers 0 and 1.
     case bool(Bool)
     /// A signed integer. Non-negative values are written in 1, 2, 4 or 8 bytes, negative ones in 8.
     case int(Int64)
@@ -32,14 +33,18 @@ public enum PlistValue: Sendable, Hashable {
     case float(Float)
     /// A date: seconds since 2001-01-01T00:00:00Z.
     case date(Double)
+    /// Bytes.
     case data([UInt8])
+    /// A string: written as ASCII bytes when every character is ASCII, else as UTF-16.
     case string(String)
     /// A UID (bplist00 marker `0x8_`): an unsigned number that refers to an object by its
     /// position in a list the file itself defines.
     case uid(UInt64)
+    /// An ordered list of values.
     case array([PlistValue])
     /// A set, kept in file order.
     case set([PlistValue])
+    /// A dictionary with string keys, in insertion order.
     case dict(PlistDictionary)
 
     /// The value as a signed integer, if it is an integer that fits `Int64`.
@@ -60,8 +65,11 @@ public enum PlistValue: Sendable, Hashable {
         }
     }
 
+    /// The string, if the value is a string.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The elements, if the value is an array (not a set).
     public var arrayValue: [PlistValue]? { if case .array(let a) = self { a } else { nil } }
+    /// The dictionary, if the value is one.
     public var dictValue: PlistDictionary? { if case .dict(let d) = self { d } else { nil } }
 
     /// A short name for the kind of value, used in messages ("an integer", "a string").
@@ -81,6 +89,10 @@ public enum PlistValue: Sendable, Hashable {
         }
     }
 
+    /// Whether the two values are the same property-list value: integers by value whichever case
+    /// holds them, reals and dates by bit pattern, strings by their exact Unicode scalars, arrays
+    /// and sets in order, dictionaries in any order. Values of different kinds are never equal
+    /// (`.int(1)`, `.real(1)` and `.bool(true)` are three values).
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -99,6 +111,7 @@ public enum PlistValue: Sendable, Hashable {
         }
     }
 
+    /// Hashes the value as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
@@ -133,11 +146,18 @@ public enum PlistValue: Sendable, Hashable {
 extension PlistValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// A string literal is a ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal is an ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal is an 8-byte ``real(_:)``.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// `true` and `false` are ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array literal is an ``array(_:)``.
     public init(arrayLiteral elements: PlistValue...) { self = .array(elements) }
+    /// A dictionary literal is a ``dict(_:)``, keys in the literal's order (a repeated key keeps
+    /// its first position and its last value).
     public init(dictionaryLiteral elements: (String, PlistValue)...) {
         self = .dict(PlistDictionary(uniqueKeysWithValues: elements))
     }

@@ -29,17 +29,25 @@ public struct BPlistReader: Sendable {
         /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
         public var maximumDataLength: Int = 1 << 30
 
+        /// The default limits, as listed with each option.
         public init() {}
     }
 
+    /// The limits this reader applies to every input it reads.
     public var options: Options
 
+    /// A reader with the given limits.
+    ///
+    /// - Parameter options: The limits to read within; the defaults (``Options/init()``) when omitted.
     public init(options: Options = Options()) {
         self.options = options
     }
 
     /// Reads the value at the top of a binary property list.
     ///
+    /// - Parameter bytes: The whole file: an array, `ArraySlice`, `Data` or any other sequence of
+    ///   bytes (one held contiguously is read where it lies, any other is copied first).
+    /// - Returns: The top object, with every object it references decoded.
     /// - Throws: ``ArchiveError`` with codes `.notPropertyList`, `.truncated`, `.invalidTrailer`,
     ///   `.invalidOffset`, `.invalidMarker`, `.invalidCount`, `.invalidReference`, `.invalidString`,
     ///   `.invalidKey`, `.cycle`, `.depthLimit` or `.sizeLimit`.
@@ -56,6 +64,11 @@ public struct BPlistReader: Sendable {
     }
 
     /// Reads the value at the top of a binary property list held in `buffer`.
+    ///
+    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
+    ///   once it returns.
+    /// - Returns: The top object, with every object it references decoded.
+    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
     public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
         let document = try options.document(buffer)
         var materializer = Materializer(document: document, options: options)

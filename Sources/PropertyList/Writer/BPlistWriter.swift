@@ -10,9 +10,13 @@
 /// let bytes = try BPlistWriter().write(["name": "Ann", "tags": ["a", "b"]])
 /// ```
 public struct BPlistWriter: Sendable {
+    /// A writer. It has no options: the layout is fixed, so the same value always gives the same bytes.
     public init() {}
 
     /// Encodes `value`.
+    ///
+    /// - Parameter value: The root object of the file.
+    /// - Returns: The whole `bplist00` file: header, objects, offset table and trailer.
     ///
     /// - Throws: ``ArchiveError`` `.unencodable` for what `bplist00` readers reject: `.null`,
     ///   `.set`, and UIDs of 2^32 or more.
@@ -89,11 +93,19 @@ extension BPlistTable {
 
 extension PlistValue {
     /// Reads a binary property list with the default options.
+    ///
+    /// The same as `try BPlistReader().read(bytes)`.
+    ///
+    /// - Throws: ``ArchiveError``, as ``BPlistReader/read(_:)-(Sequence<UInt8>)`` throws.
     public init(bplist bytes: some Sequence<UInt8>) throws(ArchiveError) {
         self = try BPlistReader().read(bytes)
     }
 
     /// This value as `bplist00` bytes.
+    ///
+    /// The same as `try BPlistWriter().write(self)`.
+    ///
+    /// - Throws: ``ArchiveError`` `.unencodable`, as ``BPlistWriter/write(_:)`` throws.
     public func bplistBytes() throws(ArchiveError) -> [UInt8] {
         try BPlistWriter().write(self)
     }
