@@ -10,6 +10,8 @@ import Glibc
 import Darwin
 #endif
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("ArchiveStore crash safety")
 struct CrashSafetyTests {
     /// Keys the child saves: a plain one, one needing escapes, and one with a hashed file name.
@@ -135,3 +137,4 @@ final class AckReader {
         return true
     }
 }
+#endif

@@ -10,6 +10,8 @@ import Glibc
 import Darwin
 #endif
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("ArchiveStore across processes")
 struct CrossProcessTests {
     @Test func twoProcessesShareADirectoryWhileOneSweeps() throws {
@@ -65,3 +67,4 @@ struct CrossProcessTests {
                 .filter { $0.hasPrefix("key-parent-") }.count == parentKeys.count)
     }
 }
+#endif

@@ -79,6 +79,7 @@ struct SaveLoadTests {
         #expect(plain.allKeys == ["root", "key"])
     }
 
+    #if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
     @Test func karchiveReadsAStoredFile() throws {
         let fixture = try StoreFixture()
         try fixture.store.save(["alpha", "beta"], forKey: "Greek letters", expiresAfter: .seconds(60))
@@ -95,6 +96,7 @@ struct SaveLoadTests {
             #expect(dump.output.contains(text), "\(dump.output)")
         }
     }
+    #endif
 
     @Test func storeFileLayoutIsDocumented() throws {
         let fixture = try StoreFixture()

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// The programs in `Examples/`, built with the package, run once each as a user runs them.
 @Suite("The example programs")
 struct ExampleProgramsTests {
@@ -74,3 +76,4 @@ struct ExampleProgramsTests {
         #expect(left.isEmpty, "\(name) left \(left)")
     }
 }
+#endif

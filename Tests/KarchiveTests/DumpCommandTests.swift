@@ -3,6 +3,8 @@ import PropertyList
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("karchive dump")
 struct DumpCommandTests {
     @Test func keyedArchiveIsDumpedAsItsObjectGraph() async throws {
@@ -128,3 +130,4 @@ struct DumpCommandTests {
         #expect(run.standardError.hasPrefix("karchive: \(path): ArchiveError.cycle: "))
     }
 }
+#endif

@@ -3,6 +3,8 @@ import PropertyList
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("karchive json")
 struct JSONCommandTests {
     @Test func ownFixtureListIsComplete() {
@@ -63,3 +65,4 @@ struct JSONCommandTests {
         #expect(fromStdin.standardOutput.contains("héllo wörld"))
     }
 }
+#endif

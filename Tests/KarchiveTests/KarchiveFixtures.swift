@@ -1,6 +1,8 @@
 import Foundation
 import TestSupport
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// The fixtures the karchive tests run on, named by path: `Fixtures/…` lies in this package (the
 /// Foundation- and plistlib-made files of `Fixtures/foundation` and `Fixtures/plistlib` are always
 /// there), any other path in the peer data of ../shared/fixtures, which a user's clone lacks
@@ -51,3 +53,4 @@ enum KarchiveFixtures {
         return file[..<dot] + ".json"
     }
 }
+#endif

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// The built `karchive` executable, run as a subprocess.
 ///
 /// The binary is looked for next to the running test executable (SwiftPM puts every product of
@@ -126,3 +128,4 @@ private final class Watchdog: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// Hostile files are rejected fast and in little memory: each `karchive validate` runs under a
 /// 16 MiB data-segment limit (`ulimit -d`, which also bounds `mmap` on Linux; the Swift runtime
 /// itself needs a few MB of it) and must finish within a second. An allocation sized from an
@@ -44,3 +46,4 @@ struct ResourceBoundTests {
         #endif
     }
 }
+#endif

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// `karchive validate FILE...` reads each file in turn, as `plutil -lint` does; every command
 /// reads `-` as standard input; a file cut short says it is truncated.
 @Suite("karchive several files and standard input")
@@ -77,3 +79,4 @@ struct SeveralFilesTests {
         #expect(run.standardError == "karchive: \(cut): \(Self.cutReason)\n")
     }
 }
+#endif

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("karchive stats")
 struct StatsCommandTests {
     /// The `label: value` rows of a stats report, labels without their indentation.
@@ -153,3 +155,4 @@ struct StatsCommandTests {
         #expect(classes["keyedgen.Team"] == 1)
     }
 }
+#endif

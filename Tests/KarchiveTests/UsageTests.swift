@@ -7,6 +7,8 @@ import Glibc
 import Darwin
 #endif
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("karchive command line")
 struct UsageTests {
     @Test("help prints the full help on stdout and exits 0", arguments: [["--help"], ["-h"], ["help"], ["help", "stats"], ["dump", "--help"]])
@@ -130,3 +132,4 @@ final class TemporaryDirectory {
         try? FileManager.default.removeItem(at: url)
     }
 }
+#endif

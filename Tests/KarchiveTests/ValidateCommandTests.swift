@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 @Suite("karchive validate")
 struct ValidateCommandTests {
     @Test(
@@ -82,3 +84,4 @@ struct ValidateCommandTests {
         #expect(run.standardError.hasPrefix("\(path): ArchiveError.notPropertyList: "))
     }
 }
+#endif

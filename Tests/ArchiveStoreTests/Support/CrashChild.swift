@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+#if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+
 /// The `archive-store-crash-child` helper executable (and `karchive`), run as subprocesses.
 ///
 /// Looked for next to the running test executable (SwiftPM puts every product of a
@@ -33,3 +35,4 @@ enum CrashChild {
         try ChildProcess.run(executable, arguments)
     }
 }
+#endif
