@@ -31,6 +31,7 @@ public enum ChildProcess {
             .first { fileManager.isExecutableFile(atPath: $0.path) }
     }
 
+    #if os(macOS) || os(Linux)  // iOS, tvOS, watchOS and visionOS do not allow running other processes
     /// Runs `executable` to completion and returns its exit status and output. `environment`
     /// replaces the inherited environment when given.
     public static func run(
@@ -53,4 +54,5 @@ public enum ChildProcess {
             String(decoding: errData, as: UTF8.self)
         )
     }
+    #endif
 }
