@@ -143,11 +143,13 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
             letField: fields.first { !$0.isVar })
     }
 
-    /// The superclasses of `type` that `$classes` names, nearest first: its Swift superclasses.
-    /// An Objective-C class (`NSObject`, or the `SwiftObject` above a Swift root class on Apple
-    /// platforms) has no archive name of its own; the `NSObject` that ends every chain stands for it.
+    /// The superclasses of `type` that `$classes` names, nearest first: its Swift superclasses
+    /// below `NSObject`. An Objective-C class (`NSObject`, or the `SwiftObject` above a Swift root
+    /// class on Apple platforms) has no archive name of its own; the `NSObject` that ends every
+    /// chain stands for it. On Linux `NSObject` is itself a Swift class; the chain stops at it
+    /// there too, so an `NSObject` subclass archives to the same bytes on every platform.
     static func archivedSuperclasses(of type: Any.Type) -> [Any.Type] {
-        Array(TypeMetadata.swiftClassChain(type).dropFirst())
+        Array(TypeMetadata.swiftClassChain(type).dropFirst().prefix { $0 != NSObject.self })
     }
 
     /// Stored fields that macros add to a type for their own bookkeeping, never archived: a
