@@ -22,7 +22,7 @@ final class FuzzReplayNode: Archivable {
     var next: FuzzReplayNode? = nil
     weak var parent: FuzzReplayNode?
     var tags: Set<String> = []
-    required init() {}
+    required init() { LeakTracker.track(self) }
     static var archiveClassName: String? { "Fuzz.Node" }
 }
 
@@ -154,6 +154,22 @@ struct FuzzRegressionTests {
         var edited = file
         try edited.set(1, forKey: "other")
         #expect(throws: ArchiveError(.depthLimit, reason: "")) { try edited.encoded() }
+    }
+
+    /// A cycle of nodes closed before the decode failed outlived the error (the reason leak detection was off).
+    @Test func aCycleClosedBeforeAFailureIsReleased() throws {
+        let data = try Data(contentsOf: Self.directory.appending(path: "keyed-cycle-then-type-mismatch.archive"))
+        let tracker = LeakTracker()
+        LeakTracker.$current.withValue(tracker) {
+            Self.decode(FuzzReplayNode.self, "root", data)
+            Self.decode(Any.self, "root", data)
+        }
+        // Each decode made both nodes before it failed at `tags`.
+        #expect(tracker.createdCount >= 4)
+        #expect(tracker.alive == [])
+        let error = ZooArchive.decodeError(FuzzReplayNode.self, from: data)
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.keyPath == "root.tags")
     }
 
     // MARK: Steps
