@@ -5,8 +5,10 @@
 # Fuzz/.corpus/TARGET from Fixtures/, ../shared/fixtures and Fixtures/fuzz-regressions (plus
 # generated zoo archives), and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
 # land in Fuzz/.artifacts/TARGET/; the log in Fuzz/.logs/. Environment: JOBS (parallel jobs, default 1),
-# NICE (default 10), SKIP_BUILD=1, DETECT_LEAKS (default 0: a decode that fails half way through a strong
-# reference cycle of the models leaks that cycle; see Fixtures/fuzz-regressions/README.md).
+# NICE (default 10), SKIP_BUILD=1, DETECT_LEAKS (default 1: LeakSanitizer reports any memory an input
+# leaves behind as a failure, since a decode that fails releases everything it made and the harness
+# breaks the cycles of the models that decode; nothing is suppressed, unlike the test suite's
+# Scripts/lsan.supp, whose entries the fuzzers never reach).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -18,7 +20,8 @@ FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile) ;;
 *) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile)" >&2; exit 2 ;;
 esac
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=${DETECT_LEAKS:-0}:detect_stack_use_after_return=0}"
+detect_leaks="${DETECT_LEAKS:-1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=$detect_leaks:detect_stack_use_after_return=0}"
 nice_level="${NICE:-10}"
 cd "$here"
 # SwiftPM passes `-sanitize=fuzzer` and `-sanitize=address` as two options, in an order that
@@ -69,7 +72,7 @@ if [[ "$jobs" -gt 1 ]]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
 set +e
 nice -n "$nice_level" "$binary" "$corpus" "$seeds" \
     -dict="$here/keyed.dict" \
-    -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks="${DETECT_LEAKS:-0}" -timeout=10 -max_len=65536 \
+    -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks="$detect_leaks" -timeout=10 -max_len=65536 \
     -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${parallel[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

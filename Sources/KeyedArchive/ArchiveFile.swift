@@ -90,14 +90,16 @@ public struct ArchiveFile {
     ///     Foundation.
     ///   - options: The unarchiver's limits; the defaults (``KeyedUnarchiver/Options/init()``)
     ///     when omitted.
-    /// - Throws: ``ArchiveError`` `.io` if the file cannot be read, or a format error
-    ///   (`.notPropertyList`, `.truncated`, `.invalidArchive`, `.sizeLimit`...).
+    /// - Throws: ``ArchiveError`` `.io` (with the path and the system's error) if the file cannot
+    ///   be read, `.sizeLimit` if it is larger than `options.maximumArchiveSize` (found before it is
+    ///   read whole), or a format error (`.notPropertyList`, `.truncated`, `.invalidArchive`...).
     public init(contentsOf url: URL, options: KeyedUnarchiver.Options = .init()) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ArchiveError(.io, reason: "cannot read \(url.path): \(error.localizedDescription)")
+        guard url.isFileURL else { throw ArchiveError(.io, reason: "cannot read \(url): it is not a file URL") }
+        let path = url.path
+        let data = try Directory.readFile(atPath: path, maximumSize: options.maximumArchiveSize) { size in
+            ArchiveError(
+                .sizeLimit,
+                reason: "\(path) is \(size) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
         }
         let snapshot = try Snapshot(data: data, options: options)
         self.options = options

@@ -22,7 +22,7 @@ final class FuzzReplayNode: Archivable {
     var next: FuzzReplayNode? = nil
     weak var parent: FuzzReplayNode?
     var tags: Set<String> = []
-    required init() {}
+    required init() { LeakTracker.track(self) }
     static var archiveClassName: String? { "Fuzz.Node" }
 }
 
@@ -170,6 +170,22 @@ struct FuzzRegressionTests {
         try file.set(1, forKey: "added")
         let rewritten = try #require(ZooArchive.decodeError(Any.self, from: try file.encoded()))
         #expect(rewritten.code == .invalidArchive && rewritten.reason == error.reason && rewritten.keyPath == error.keyPath)
+    }
+
+    /// A cycle of nodes closed before the decode failed outlived the error (the reason leak detection was off).
+    @Test func aCycleClosedBeforeAFailureIsReleased() throws {
+        let data = try Data(contentsOf: Self.directory.appending(path: "keyed-cycle-then-type-mismatch.archive"))
+        let tracker = LeakTracker()
+        LeakTracker.$current.withValue(tracker) {
+            Self.decode(FuzzReplayNode.self, "root", data)
+            Self.decode(Any.self, "root", data)
+        }
+        // Each decode made both nodes before it failed at `tags`.
+        #expect(tracker.createdCount >= 4)
+        #expect(tracker.alive == [])
+        let error = ZooArchive.decodeError(FuzzReplayNode.self, from: data)
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.keyPath == "root.tags")
     }
 
     // MARK: Steps

@@ -74,27 +74,9 @@ extension Directory {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
         }
-        guard info.st_size <= maximumSize else { throw tooLarge(name, size: "\(info.st_size)", maximumSize) }
-        // Read until end of file, whatever fstat said (the file is never written in place, but be exact).
-        var data = Data(count: Int(info.st_size) + 1)
-        var length = 0
-        while true {
-            if length == data.count {
-                guard data.count <= maximumSize else {
-                    throw tooLarge(name, size: "more than \(maximumSize)", maximumSize)
-                }
-                data.count *= 2
-            }
-            let count = data.withUnsafeMutableBytes { buffer in
-                retryingInterrupts { read(file, buffer.baseAddress! + length, buffer.count - length) }
-            }
-            if count < 0 { throw ArchiveError.io(errno: errno, "read", path: path(of: name)) }
-            if count == 0 { break }
-            length += count
-        }
-        guard length <= maximumSize else { throw tooLarge(name, size: "\(length)", maximumSize) }
-        data.count = length
-        return data
+        return try Directory.readToEnd(
+            file, expectedSize: Int(info.st_size), maximumSize: maximumSize, path: path(of: name),
+            tooLarge: { tooLarge(name, size: $0, maximumSize) })
     }
 
     @inline(never)

@@ -33,6 +33,16 @@ class TypeCoder: @unchecked Sendable {  // immutable after init
     func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
         fatalError("abstract")
     }
+
+    /// Assigns the value at `source` to the initialised value at `pointer`, both fields of this
+    /// coder's type. Weak and unowned fields (whose coders derive from this class directly) are
+    /// left as they are: they hold no strong reference.
+    func copyField(from source: UnsafeRawPointer, to pointer: UnsafeMutableRawPointer) {}
+
+    /// Lets go of what a failed decode stored in `instances`, which this coder's type created
+    /// and the failure keeps from ever being handed out; see ``UnarchiverCore/abandonInstances(from:)``.
+    /// Only coders that fill a class instance's fields themselves (reflection) have anything to do.
+    func resetDecodedFields(of instances: [AnyObject]) {}
 }
 
 /// The typed coder of `T`.
@@ -70,6 +80,10 @@ class TypedCoder<T>: TypeCoder, @unchecked Sendable {
 
     override final func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
         try decode(reference, unarchiver)
+    }
+
+    override final func copyField(from source: UnsafeRawPointer, to pointer: UnsafeMutableRawPointer) {
+        pointer.assumingMemoryBound(to: T.self).pointee = source.assumingMemoryBound(to: T.self).pointee
     }
 }
 

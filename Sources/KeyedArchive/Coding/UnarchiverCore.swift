@@ -398,8 +398,9 @@ final class UnarchiverCore {
         registrations.append(uid)
     }
 
-    /// Runs a top-level decode; if it fails, instances it registered are forgotten, so a later
-    /// decode never returns an instance whose fields were only partly decoded.
+    /// Runs a top-level decode; if it fails, instances it registered are let go of (see
+    /// ``abandonInstances(from:)``), so a later decode never returns an instance whose fields
+    /// were only partly decoded, and none outlives the error.
     func topLevel<R>(_ body: () throws -> R) throws -> R {
         let mark = registrations.count
         depth = 0
@@ -409,8 +410,7 @@ final class UnarchiverCore {
         do {
             return try body()
         } catch {
-            for uid in registrations[mark...] { instances[uid] = nil }
-            registrations.removeSubrange(mark...)
+            abandonInstances(from: mark)
             throw error
         }
     }

@@ -153,6 +153,58 @@ package final class Directory {
     }
 }
 
+extension Directory {
+    /// The whole content of the file at `path` (following symbolic links: the caller chose it),
+    /// read with `open`, `fstat` and `read`, never more than `maximumSize` bytes of it.
+    ///
+    /// - Parameter tooLarge: the error for a file of more than `maximumSize` bytes, given its size
+    ///   as text (`"2048"`, or `"more than 1024"` when it outgrew what `fstat` said).
+    /// - Throws: `ArchiveError` `.io` (with the path and `errno`) if the file cannot be opened or
+    ///   read, or `tooLarge`'s error.
+    package static func readFile(atPath path: String, maximumSize: Int, tooLarge: (String) -> ArchiveError) throws -> Data {
+        let file = retryingInterrupts { systemOpen(path, O_RDONLY | O_CLOEXEC) }
+        if file < 0 { throw ArchiveError.io(errno: errno, "open", path: path) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw ArchiveError.io(errno: errno, "inspect", path: path) }
+        // Only a regular file's size means anything; a pipe or device is read until it ends.
+        let expectedSize = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        return try readToEnd(file, expectedSize: expectedSize, maximumSize: maximumSize, path: path, tooLarge: tooLarge)
+    }
+
+    /// Reads the open descriptor `file` to its end, expecting about `expectedSize` bytes (what
+    /// `fstat` said): a file that grew or shrank since is read to its real end, and reading stops
+    /// with `tooLarge`'s error as soon as it yields more than `maximumSize` bytes.
+    ///
+    /// - Throws: `tooLarge`'s error (before reading anything when `expectedSize` is already too
+    ///   large), or `.io` (with `path` and `errno`) if a read fails.
+    package static func readToEnd(
+        _ file: Int32, expectedSize: Int, maximumSize: Int, path: String, tooLarge: (String) -> ArchiveError
+    ) throws -> Data {
+        let maximumSize = max(maximumSize, 0)
+        guard expectedSize <= maximumSize else { throw tooLarge("\(expectedSize)") }
+        // One byte more than the maximum tells a file at the limit from one beyond it.
+        let limit = maximumSize == Int.max ? maximumSize : maximumSize + 1
+        // One byte more than expected finds the end of an unchanged file in the first read.
+        var data = Data(count: min(max(expectedSize, 0) + 1, limit))
+        var length = 0
+        while true {
+            if length == data.count {
+                guard length < limit else { throw tooLarge("more than \(maximumSize)") }
+                data.count = data.count >= limit / 2 ? limit : min(max(data.count * 2, 1 << 16), limit)
+            }
+            let count = data.withUnsafeMutableBytes { buffer in
+                retryingInterrupts { read(file, buffer.baseAddress! + length, buffer.count - length) }
+            }
+            if count < 0 { throw ArchiveError.io(errno: errno, "read", path: path) }
+            if count == 0 { break }
+            length += count
+        }
+        data.count = length
+        return data
+    }
+}
+
 /// Calls `body` again while it fails with `EINTR`.
 package func retryingInterrupts<Result: BinaryInteger>(_ body: () -> Result) -> Result {
     while true {

@@ -135,6 +135,25 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         }
     }
 
+    /// Assigns each field decoding fills, of `instances` (instances of `A` it created), the value
+    /// it has in one fresh `A()`. Only fields of the `.other` kind can hold a strong reference
+    /// (weak and unowned ones are `.other` too, and left as they are by their coders).
+    override func resetDecodedFields(of instances: [AnyObject]) {
+        guard isClass, let layout = try? layout(), layout.letField == nil,
+            layout.fields.contains(where: { $0.kind == .other })
+        else { return }
+        let template = unsafeBitCast(A(), to: AnyObject.self)
+        withExtendedLifetime(template) {
+            let source = UnsafeRawPointer(Unmanaged.passUnretained(template).toOpaque())
+            for instance in instances where ObjectIdentifier(type(of: instance)) == ObjectIdentifier(A.self) {
+                let target = UnsafeMutableRawPointer(Unmanaged.passUnretained(instance).toOpaque())
+                for field in layout.fields where field.kind == .other {
+                    field.coder.copyField(from: source + field.offset, to: target + field.offset)
+                }
+            }
+        }
+    }
+
     private func decodeFields(
         _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore
     ) throws {
