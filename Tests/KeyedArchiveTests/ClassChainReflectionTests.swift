@@ -99,6 +99,9 @@ struct ClassChainReflectionTests {
     @Test("weak, unowned and unowned Optional fields at three levels of a class chain round-trip")
     func nonStrongFieldsAtEveryLevel() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let leaf = WalkLeaf()
         leaf.name = "leaf"
         leaf.parent = nodes[0]
@@ -124,6 +127,9 @@ struct ClassChainReflectionTests {
         let decoded: WalkBase
         do {
             let nodes = ChainWalk.nodes()
+            // The members' unowned fields point at these: an optimised build may otherwise end their
+            // lifetime after their last use by name.
+            defer { withExtendedLifetime(nodes) {} }
             let value = WalkBase()
             value.parent = nodes[0]
             let back = try ChainWalk.roundTrip(value, nodes: nodes)
@@ -136,6 +142,9 @@ struct ClassChainReflectionTests {
     @Test("a class with no stored fields between two that have non-strong fields")
     func classWithoutFieldsInTheMiddle() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let value = WalkBelowHollow()
         value.name = "below"
         value.parent = nodes[2]
@@ -155,6 +164,9 @@ struct ClassChainReflectionTests {
     @Test("a generic class's weak and unowned fields")
     func genericClass() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let box = WalkBox<String>()
         box.value = "boxed"
         box.parent = nodes[1]
@@ -169,6 +181,9 @@ struct ClassChainReflectionTests {
     @Test("a class inheriting a generic class: the generic superclass's fields and its own")
     func subclassOfGenericClass() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let box = WalkIntBox()
         box.value = 42
         box.parent = nodes[0]
@@ -188,6 +203,9 @@ struct ClassChainReflectionTests {
     @Test("a class nested in a generic type")
     func classNestedInGenericType() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let inner = WalkOuter<Double>.Inner()
         inner.tag = "inner"
         inner.parent = nodes[2]
@@ -203,6 +221,9 @@ struct ClassChainReflectionTests {
     @Test("a struct's weak and unowned fields")
     func structFields() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         var value = WalkStruct()
         value.name = "plain"
         value.parent = nodes[1]

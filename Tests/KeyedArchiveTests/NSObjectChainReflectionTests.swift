@@ -29,6 +29,9 @@ struct NSObjectChainReflectionTests {
     @Test("an NSObject subclass's weak and unowned fields, its superclass's first, round-trip")
     func nonStrongFieldsOfNSObjectSubclass() throws {
         let nodes = ChainWalk.nodes()
+        // The members' unowned fields point at these: an optimised build may otherwise end their
+        // lifetime after their last use by name.
+        defer { withExtendedLifetime(nodes) {} }
         let leaf = WalkObjectLeaf()
         leaf.name = "object"
         leaf.parent = nodes[0]
