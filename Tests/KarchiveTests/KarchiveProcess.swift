@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
@@ -27,33 +28,7 @@ enum KarchiveProcess {
         .deletingLastPathComponent()  // package
 
     /// The executable, or `nil` if it was not built.
-    static let executable: URL? = {
-        let fileManager = FileManager.default
-        if let override = ProcessInfo.processInfo.environment["KARCHIVE_PATH"] {
-            return URL(fileURLWithPath: override)
-        }
-        var directories: [URL] = []
-        #if os(Linux)
-        if let running = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append(URL(fileURLWithPath: running).deletingLastPathComponent())
-        }
-        #endif
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        if let main = Bundle.main.executableURL {
-            directories.append(main.deletingLastPathComponent())
-        }
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        for configuration in ["debug", "release"] {
-            directories.append(packageRoot.appending(path: ".build").appending(path: configuration))
-        }
-        return directories
-            .map { $0.appending(path: "karchive") }
-            .first { fileManager.isExecutableFile(atPath: $0.path) }
-    }()
+    static let executable: URL? = ChildProcess.builtExecutable(named: "karchive", override: "KARCHIVE_PATH")
 
     /// Runs `karchive` with `arguments`, optionally feeding `input` to its standard input.
     ///

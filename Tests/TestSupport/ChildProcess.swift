@@ -22,6 +22,9 @@ public enum ChildProcess {
             directories.append(bundle.bundleURL.deletingLastPathComponent())
         }
         if let main = Bundle.main.executableURL { directories.append(main.deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
         for configuration in ["debug", "release"] {
             directories.append(Fixtures.packageRoot.appending(path: ".build").appending(path: configuration))
         }
