@@ -27,16 +27,6 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     }
 }
 
-extension UnarchiverCore {
-    /// The scalar object a reference stands for: the inline object, or the raw `$objects` entry it points at.
-    func scalar(_ reference: Int, expected: @autoclosure () -> String) throws -> (BPlistDocument.Object, Int) {
-        switch try target(reference) {
-        case .inline(let object, let index), .object(_, let object, let index): return (object, index)
-        case .null: throw ArchiveError(.typeMismatch, reason: "expected \(expected()), found nil", objectIndex: reference)
-        }
-    }
-}
-
 final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendable {
     override func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let index = I.isSigned ? archiver.table.add(int: Int64(value)) : archiver.table.add(uint: UInt64(value))
@@ -208,45 +198,6 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
         default:
             throw unarchiver.mismatch("data", reference)
         }
-    }
-}
-
-/// Foundation-style objects (`{$class: NSDate, NS.time: …}`): the dictionary a reference points at, checked against class names.
-extension UnarchiverCore {
-    func foundationObject(_ reference: Int, classes: Set<String>, expected: String) throws -> ObjectDict {
-        try foundationObject(reference, expected: expected) {
-            classes.contains($0.name) || $0.classes.contains(where: classes.contains)
-        }
-    }
-
-    /// ``foundationObject(_:classes:expected:)`` for `NSDate`, whose class check is kept with the class description.
-    func dateObject(_ reference: Int) throws -> ObjectDict {
-        try foundationObject(reference, expected: "a date") { $0.isDate }
-    }
-
-    /// The dictionary a reference points at, if `isExpected` accepts its class description.
-    private func foundationObject(
-        _ reference: Int, expected: String, isExpected: (ClassDescription) -> Bool
-    ) throws -> ObjectDict {
-        guard case .object(let uid, let object, let index) = try target(reference),
-            let (dict, description) = try objectDict(uid: uid, object: object, index: index)
-        else { throw mismatch(expected, reference) }
-        guard isExpected(description) else {
-            throw ArchiveError(
-                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
-                byteOffset: object.offset, objectIndex: index)
-        }
-        return dict
-    }
-
-    func requiredField(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> Int {
-        var hint = 0
-        let found = try id.map { try value(in: dict, keyID: $0, hint: &hint) } ?? value(in: dict, escapedKey: key)
-        guard let reference = found else {
-            throw ArchiveError(
-                .keyNotFound, reason: "the \(key) entry is missing", byteOffset: dict.object.offset, objectIndex: dict.index)
-        }
-        return reference
     }
 }
 

@@ -1,0 +1,278 @@
+import Foundation
+@_spi(Reader) import PropertyList
+
+/// How values become graph objects: coded objects and their identities, lists, dictionaries and
+/// values of any type, written with ``ArchiverCore``'s graph vocabulary (no table or byte format here).
+extension ArchiverCore {
+    /// One level deeper into coded objects and collections; fails past `maximumDepth`.
+    /// The caller decrements `depth` when it leaves.
+    func enterNesting() throws(ArchiveError) {
+        depth += 1
+        guard depth <= maximumDepth else {
+            depth -= 1
+            throw ArchiveError(
+                .depthLimit,
+                reason: "values are nested more than \(maximumDepth) deep; the unarchiver's default limit is 512 (raise maximumDepth on both sides for deeper graphs)")
+        }
+        guard stack.hasRoom() else {
+            depth -= 1
+            throw ArchiveError(.depthLimit, reason: StackGuard.reason(depth: depth + 1))
+        }
+    }
+
+    /// Writes a coded object (`$class` plus fields) for a value of type `T`.
+    ///
+    /// A class instance gets one UID for its whole life in the archive: a second reference reuses
+    /// it. An instance of a subclass is handed to the coder of its dynamic type. With
+    /// `allowsCycles` false, meeting an instance again while its fields are being written is a cycle error.
+    func encodeObject<T>(
+        _ value: T, className: String, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
+    ) throws -> Int {
+        try encodeObject(value, allowsCycles: allowsCycles, fields: fields) {
+            if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
+                return classUID(renamed, classes: [renamed, ArchiveFormat.rootClass])
+            }
+            return classUID(className, classes: [className, ArchiveFormat.rootClass])
+        }
+    }
+
+    /// ``encodeObject(_:className:allowsCycles:fields:)`` for a type whose class
+    /// description UID `classUID` gives (called once the fields are written).
+    func encodeObject<T>(
+        _ value: T, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void, classUID: () -> Int
+    ) throws -> Int {
+        var instance: AnyObject?
+        if T.self is AnyClass {
+            let object = unsafeBitCast(value, to: AnyObject.self)
+            let dynamicType: AnyObject.Type = type(of: object)
+            if ObjectIdentifier(dynamicType) != ObjectIdentifier(T.self) {
+                return try coders.coder(for: dynamicType).encodeAny(value, inline: false, self)
+            }
+            if let existing = existingUID(of: object) {
+                if !allowsCycles { try checkAcyclic(object, typeName: String(reflecting: T.self)) }
+                return uid(existing)
+            }
+            instance = object
+        }
+        guard let instance else { return try encodeValueObject(fields: fields, classUID: classUID) }
+        try enterNesting()
+        defer { depth -= 1 }
+        let frame = beginObject()
+        register(instance, uid: frame.uid)
+        if !allowsCycles {
+            do {
+                try enterAcyclic(instance, typeName: String(reflecting: T.self))
+            } catch {
+                abandonObject(frame)
+                throw error
+            }
+        }
+        defer { if !allowsCycles { leaveAcyclic(instance) } }
+        return try fill(frame, fields: fields, classUID: classUID)
+    }
+
+    /// Writes a coded object for a value without identity (a struct): a new UID every time.
+    @inline(__always)
+    func encodeValueObject(fields: (ObjectFrame) throws -> Void, classUID: () -> Int) throws -> Int {
+        try enterNesting()
+        defer { depth -= 1 }
+        return try fill(beginObject(), fields: fields, classUID: classUID)
+    }
+
+    /// Writes the fields of the object begun as `frame`, then ends it with its class; on an
+    /// error the object is abandoned. Returns its UID reference.
+    @inline(__always)
+    private func fill(_ frame: ObjectFrame, fields: (ObjectFrame) throws -> Void, classUID: () -> Int) throws -> Int {
+        do {
+            try fields(frame)
+        } catch {
+            abandonObject(frame)
+            throw error
+        }
+        endObject(frame, classUID: classUID())
+        return uid(frame.uid)
+    }
+
+    /// Writes `{$class: NSArray (NSSet when `asSet`), NS.objects: [UID…]}` from already ordered elements.
+    func encodeList<E>(_ elements: [E], coder: TypedCoder<E>, asSet: Bool = false) throws -> Int {
+        try enterNesting()
+        defer { depth -= 1 }
+        let frame = beginObject()
+        do {
+            let container = table.beginContainer()
+            // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
+            try elements.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                for i in 0..<buffer.count {
+                    table.appendReference(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) })
+                }
+            }
+            table.endArray(container)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: container.index)
+        } catch {
+            abandonObject(frame)
+            throw error
+        }
+        endObject(
+            frame,
+            classUID: asSet
+                ? wellKnownClass(&wellKnown.setClass, ArchiveFormat.setClass)
+                : wellKnownClass(&wellKnown.arrayClass, ArchiveFormat.arrayClass))
+        return uid(frame.uid)
+    }
+
+    /// Elements in an order that does not depend on hashing: strings by UTF-8, numbers by value,
+    /// anything else by the bytes it archives to on its own.
+    func canonicalOrder<E>(_ elements: [E]) throws -> [E] {
+        if E.self == String.self {
+            return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted(by: utf8Precedes), to: [E].self)
+        }
+        if E.self == Int.self { return unsafeBitCast(unsafeBitCast(elements, to: [Int].self).sorted(), to: [E].self) }
+        // Instances already in this archive sort first, by UID (which only depends on the order the
+        // graph was walked); anything else by the bytes it archives to on its own.
+        var keyed: [(uid: Int, bytes: [UInt8], element: E)] = []
+        keyed.reserveCapacity(elements.count)
+        for element in elements {
+            if E.self is AnyClass || type(of: element as Any) is AnyClass,
+                let uid = existingUID(of: element as AnyObject)
+            {
+                keyed.append((uid, [], element))
+                continue
+            }
+            let scratch = ArchiverCore()
+            scratch.copyClassNames(from: self)
+            let reference = try scratch.coders.typed(E.self).encode(element, inline: false, scratch)
+            keyed.append((Int.max, try scratch.finish(top: [("k", reference)]), element))
+        }
+        return keyed.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.bytes.lexicographicallyPrecedes($1.bytes) }.map(\.element)
+    }
+
+    /// Writes an `NSDictionary` object, keys in canonical order.
+    func encodeDictionary<Key: Hashable, Value>(
+        _ value: [Key: Value], keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+    ) throws -> Int {
+        // String and integer keys sort with their values beside them, in a temporary buffer (on
+        // the stack for the small dictionaries models hold: no allocation per dictionary).
+        // Other keys go through `canonicalOrder`, then each value is looked up once.
+        guard Key.self == String.self || Key.self == Int.self else {
+            // Keys that archive as null (`NSNull`s, nil optionals of any type) are one key once
+            // decoded, which decoding refuses; so is archiving them.
+            if value.keys.count(where: archivesAsNull) > 1 {
+                throw ArchiveError(.invalidArchive, reason: "the dictionary has the key \(decodedNull) twice")
+            }
+            let entries = try canonicalOrder(Array(value.keys)).map { (key: $0, value: value[$0]!) }
+            return try entries.withUnsafeBufferPointer { entries in
+                try encodeDictionary(entries: entries, keyCoder: keyCoder, valueCoder: valueCoder)
+            }
+        }
+        return try withUnsafeTemporaryAllocation(of: (key: Key, value: Value).self, capacity: value.count) { buffer in
+            var filled = buffer.startIndex
+            for entry in value {
+                buffer.initializeElement(at: filled, to: entry)
+                filled += 1
+            }
+            let entries = UnsafeMutableBufferPointer(rebasing: buffer[..<filled])
+            defer { entries.deinitialize() }
+            if Key.self == String.self {
+                sortEntries(entries) { utf8Precedes(unsafeBitCast($0, to: String.self), unsafeBitCast($1, to: String.self)) }
+            } else {
+                sortEntries(entries) { unsafeBitCast($0, to: Int.self) < unsafeBitCast($1, to: Int.self) }
+            }
+            return try encodeDictionary(entries: UnsafeBufferPointer(entries), keyCoder: keyCoder, valueCoder: valueCoder)
+        }
+    }
+
+    /// Writes an `NSDictionary` object of `entries`, in their order.
+    private func encodeDictionary<Key, Value>(
+        entries: UnsafeBufferPointer<(key: Key, value: Value)>, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+    ) throws -> Int {
+        try enterNesting()
+        defer { depth -= 1 }
+        let frame = beginObject()
+        do {
+            let keyList = table.beginContainer()
+            for i in 0..<entries.count {
+                let key = entries[i].key
+                table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
+            }
+            table.endArray(keyList)
+            let valueList = table.beginContainer()
+            for i in 0..<entries.count {
+                table.appendReference(
+                    try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) })
+            }
+            table.endArray(valueList)
+            appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keyList.index)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: valueList.index)
+        } catch {
+            abandonObject(frame)
+            throw error
+        }
+        endObject(frame, classUID: wellKnownClass(&wellKnown.dictionaryClass, ArchiveFormat.dictionaryClass))
+        return uid(frame.uid)
+    }
+
+    /// Encodes a value by its dynamic type.
+    func encodeDynamic(_ value: Any, inline: Bool) throws -> Int {
+        if value is NSNull { return foundationObject(className: ArchiveFormat.nullClass, fields: []) }
+        return try coders.coder(for: type(of: value)).encodeAny(value, inline: inline, self)
+    }
+}
+
+/// Whether `a` sorts before `b` by their UTF-8 bytes (the canonical order of string keys and set elements).
+@inline(__always)
+func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    // Native strings (and small ones) lend their UTF-8 without a copy; others are made contiguous.
+    if let inPlace = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in bytesPrecede(x, y) } }),
+        let result = inPlace
+    {
+        return result
+    }
+    var a = a
+    var b = b
+    return a.withUTF8 { x in b.withUTF8 { y in bytesPrecede(x, y) } }
+}
+
+@inline(__always)
+private func bytesPrecede(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    let common = min(x.count, y.count)
+    let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+    return order != 0 ? order < 0 : x.count < y.count
+}
+
+/// Sorts `entries` by key with `precedes`: an insertion sort for the few entries most archived
+/// dictionaries hold (no closure context, no scratch buffer), the standard sort beyond that.
+@inline(__always)
+func sortEntries<Key, Value>(_ entries: UnsafeMutableBufferPointer<(key: Key, value: Value)>, by precedes: (Key, Key) -> Bool) {
+    guard entries.count <= 16 else {
+        var entries = entries
+        entries.sort { precedes($0.key, $1.key) }
+        return
+    }
+    for i in entries.indices.dropFirst() {
+        var j = i
+        while j > 0, precedes(entries[j].key, entries[j - 1].key) {
+            entries.swapAt(j, j - 1)
+            j -= 1
+        }
+    }
+}
+
+/// Whether a value is archived as a null: an `NSNull`, or a nil optional (wrapped in any number
+/// of optionals or an `AnyHashable`).
+private func archivesAsNull(_ value: Any) -> Bool {
+    switch value {
+    case let hashable as AnyHashable where type(of: value) == AnyHashable.self: archivesAsNull(hashable.base)
+    case is NSNull: true
+    case let optional as any OptionalValue: optional.wrapped.map(archivesAsNull) ?? true
+    default: false
+    }
+}
+
+private protocol OptionalValue {
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var wrapped: Any? { map { $0 as Any } }
+}
