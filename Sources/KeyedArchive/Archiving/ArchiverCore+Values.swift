@@ -99,16 +99,15 @@ extension ArchiverCore {
         defer { depth -= 1 }
         let frame = beginObject()
         do {
-            let container = table.beginContainer()
+            let list = beginList()
             // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
             try elements.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
                 for i in 0..<buffer.count {
-                    table.appendReference(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) })
+                    append(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) }, to: list)
                 }
             }
-            table.endArray(container)
-            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: container.index)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: endList(list))
         } catch {
             abandonObject(frame)
             throw error
@@ -190,20 +189,19 @@ extension ArchiverCore {
         defer { depth -= 1 }
         let frame = beginObject()
         do {
-            let keyList = table.beginContainer()
+            let keyList = beginList()
             for i in 0..<entries.count {
                 let key = entries[i].key
-                table.appendReference(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) })
+                append(try withKeyPath("\(key)") { try keyCoder.encode(key, inline: false, self) }, to: keyList)
             }
-            table.endArray(keyList)
-            let valueList = table.beginContainer()
+            let keys = endList(keyList)
+            let valueList = beginList()
             for i in 0..<entries.count {
-                table.appendReference(
-                    try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) })
+                append(try withKeyPath("\(entries[i].key)") { try valueCoder.encode(entries[i].value, inline: false, self) }, to: valueList)
             }
-            table.endArray(valueList)
-            appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keyList.index)
-            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: valueList.index)
+            let values = endList(valueList)
+            appendField(wellKnownKey(&wellKnown.keysKey, ArchiveFormat.keysField), value: keys)
+            appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: values)
         } catch {
             abandonObject(frame)
             throw error

@@ -12,7 +12,8 @@ import Synchronization
 /// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`),
 /// which otherwise cost a quarter of all encoding time.
 final class ArchiverCore {
-    let table = BPlistTable()
+    /// The object table the graph is written into; only this file writes it (see ``integer(_:inline:)`` and the rest of the graph vocabulary).
+    private let table = BPlistTable()
     /// `$objects`: the table index of each UID.
     @exclusivity(unchecked) private var objects: ArchiveObjects
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
@@ -115,7 +116,7 @@ final class ArchiverCore {
 
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
     @inline(__always)
-    func rawReference(_ tableIndex: Int) -> Int {
+    private func rawReference(_ tableIndex: Int) -> Int {
         uid(objects.uid(ofRawValue: tableIndex, in: table))
     }
 
@@ -189,10 +190,104 @@ final class ArchiverCore {
         fields.append(key: keyIndex, value: value)
     }
 
+    // MARK: The graph vocabulary
+
+    // Coders write values with these methods and never see the table. Each returns the reference
+    // a field or a list holds: numbers and booleans stand in a field by value (`inline`, as
+    // Foundation writes them) or, in a list, as an `$objects` entry; strings and data are always
+    // `$objects` entries, equal ones shared. Objects are written with ``beginObject()``,
+    // ``addField(_:value:)`` and ``endObject(_:classUID:)``, lists with ``beginList()``.
+
+    @inline(__always)
+    func integer(_ value: Int64, inline: Bool) -> Int {
+        let index = table.add(int: value)
+        return inline ? index : rawReference(index)
+    }
+
+    @inline(__always)
+    func unsignedInteger(_ value: UInt64, inline: Bool) -> Int {
+        let index = table.add(uint: value)
+        return inline ? index : rawReference(index)
+    }
+
+    @inline(__always)
+    func real(_ value: Double, inline: Bool) -> Int {
+        let index = table.add(real: value)
+        return inline ? index : rawReference(index)
+    }
+
+    /// A 4-byte real (what a `Float` is archived as).
+    @inline(__always)
+    func float(_ value: Float, inline: Bool) -> Int {
+        let index = table.add(float: value)
+        return inline ? index : rawReference(index)
+    }
+
+    @inline(__always)
+    func boolean(_ value: Bool, inline: Bool) -> Int {
+        let index = table.add(bool: value)
+        return inline ? index : rawReference(index)
+    }
+
+    /// Bytes: inline only where Foundation's own objects hold them so (`NS.uuidbytes`).
+    func data(_ bytes: [UInt8], inline: Bool) -> Int {
+        let index = table.add(data: bytes)
+        return inline ? index : rawReference(index)
+    }
+
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
 
     /// ``string(_:)`` for a string read where it lies (a field or an element), without copying it.
     func string(at pointer: UnsafePointer<String>) -> Int { rawReference(table.add(stringAt: pointer)) }
+
+    /// The key of a field, as the user wrote it (escaped here), for ``addEscapedField(_:value:)``.
+    @inline(__always)
+    func fieldKey(_ key: String) -> Int { table.add(string: ArchiveFormat.escape(key)) }
+
+    /// A list value (`NS.objects`, `NS.keys`) being written: references are appended between
+    /// ``beginList()`` and ``endList(_:)``; lists nest.
+    struct OpenList {
+        fileprivate let container: BPlistTable.OpenContainer
+    }
+
+    @inline(__always)
+    func beginList() -> OpenList { OpenList(container: table.beginContainer()) }
+
+    @inline(__always)
+    func append(_ reference: Int, to list: OpenList) { table.appendReference(reference) }
+
+    /// Ends the list; returns the reference a field holds it by.
+    @inline(__always)
+    func endList(_ list: OpenList) -> Int {
+        table.endArray(list.container)
+        return list.container.index
+    }
+
+    /// An object whose fields are collected elsewhere and written at once (a `Codable`
+    /// container's): its UID is reserved now, so objects inside it come after it.
+    struct ReservedObject {
+        fileprivate let slot: Int
+        let uid: Int
+    }
+
+    func reserveObject() -> ReservedObject {
+        let slot = table.reserve()
+        return ReservedObject(slot: slot, uid: newUID(for: slot))
+    }
+
+    /// Writes a reserved object: `keys` are from ``fieldKey(_:)`` or ``classKeyIndex``, in order.
+    func write(_ object: ReservedObject, keys: [Int], values: [Int]) {
+        table.setDict(at: object.slot, keys: keys, values: values)
+    }
+
+    /// Writes a reserved list object: `{$class, NS.objects: [elements…]}`.
+    func writeList(_ object: ReservedObject, classReference: Int, elements: ArraySlice<Int>) {
+        let list = table.reserve()
+        table.setArray(at: list, elements: elements)
+        table.setDict(
+            at: object.slot, keys: [classKeyIndex, wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField)],
+            values: [classReference, list])
+    }
 
     // MARK: Objects
 
@@ -245,7 +340,7 @@ final class ArchiverCore {
 
     /// Adds a field (its key as the user wrote it) to the innermost open object.
     func addField(_ key: String, value: Int) {
-        addEscapedField(table.add(string: ArchiveFormat.escape(key)), value: value)
+        addEscapedField(fieldKey(key), value: value)
     }
 
     /// Adds a field whose key is already a table index of the escaped key; a repeated key replaces the earlier value.
@@ -263,7 +358,7 @@ final class ArchiverCore {
             addField(key, value: uid(existing))
             return
         }
-        let keyIndex = table.add(string: ArchiveFormat.escape(key))
+        let keyIndex = fieldKey(key)
         addEscapedField(keyIndex, value: -1)
         let position = fields.position(ofKey: keyIndex, from: currentFieldStart)! - currentFieldStart
         openConditionals.append((currentFrameUID, position, ObjectIdentifier(object), object))

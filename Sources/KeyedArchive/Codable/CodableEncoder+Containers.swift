@@ -23,7 +23,7 @@ struct KeyedObjectEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     @inline(__always)
     private func keyIndex(_ key: Key) -> Int {
-        core.table.add(string: ArchiveFormat.escape(key.stringValue))
+        core.fieldKey(key.stringValue)
     }
 
     /// A value of a type whose coder is not `Codable`'s (no coding path to pass on).
@@ -113,7 +113,7 @@ struct KeyedObjectEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func superEncoder(named key: some CodingKey) -> any Encoder {
         let encoder = CodableEncoder.superEncoder(core, path: path.appending(key), base: base, session: session, inline: true)
-        object.setDeferred(key: core.table.add(string: ArchiveFormat.escape(key.stringValue)), encoder: encoder)
+        object.setDeferred(key: core.fieldKey(key.stringValue), encoder: encoder)
         return encoder
     }
 }

@@ -167,8 +167,8 @@ final class EncodingSession {
 /// One keyed or unkeyed container's object: its reserved UID and slot, and the fields collected so far.
 final class EncodedObject {
     let uid: Int
-    /// The reserved table slot; -1 for a detached object that is never written.
-    private let slot: Int
+    /// The reserved object; nil for a detached object that is never written.
+    private let reserved: ArchiverCore.ReservedObject?
     fileprivate(set) var isList = false
     /// Escaped-key table indices (keyed) and value references; `$class` first.
     private var keys: [Int] = []
@@ -177,15 +177,16 @@ final class EncodedObject {
     private var deferred: [(position: Int, encoder: CodableEncoder)] = []
 
     fileprivate init(_ core: ArchiverCore, className: String, classes: [String]) {
-        slot = core.table.reserve()
-        uid = core.newUID(for: slot)
-        keys.append(core.table.add(string: ArchiveFormat.classKey))
+        let reserved = core.reserveObject()
+        self.reserved = reserved
+        uid = reserved.uid
+        keys.append(core.classKeyIndex)
         values.append(core.uid(core.classUID(className, classes: classes)))
     }
 
     private init(detached isList: Bool) {
         uid = 0
-        slot = -1
+        reserved = nil
         self.isList = isList
         keys = [-1]
         values = [-1]
@@ -230,14 +231,11 @@ final class EncodedObject {
     fileprivate func finish(_ core: ArchiverCore) {
         for (position, encoder) in deferred { values[position] = encoder.reference() }
         deferred.removeAll()
-        guard slot >= 0 else { return }
+        guard let reserved else { return }
         if isList {
-            let list = core.table.reserve()
-            core.table.setArray(at: list, elements: values[1...])
-            core.table.setDict(
-                at: slot, keys: [keys[0], core.table.add(string: ArchiveFormat.objectsField)], values: [values[0], list])
+            core.writeList(reserved, classReference: values[0], elements: values[1...])
         } else {
-            core.table.setDict(at: slot, keys: keys, values: values)
+            core.write(reserved, keys: keys, values: values)
         }
     }
 }

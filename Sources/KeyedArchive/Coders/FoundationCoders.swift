@@ -170,14 +170,13 @@ final class DecimalCoder: TypedCoder<Decimal>, @unchecked Sendable {
             if bits != 0 { length = word + 1 }
         }
         let negative = value.isNaN || value.sign == .minus && !value.isZero
-        let table = archiver.table
         let frame = archiver.beginObject()
-        archiver.addField(ArchiveFormat.decimalExponentField, value: table.add(int: Int64(storedExponent)))
-        archiver.addField(ArchiveFormat.decimalLengthField, value: table.add(int: Int64(length)))
-        archiver.addField(ArchiveFormat.decimalNegativeField, value: table.add(bool: negative))
-        archiver.addField(ArchiveFormat.decimalCompactField, value: table.add(bool: mantissa % 10 != 0 || mantissa == 0))
-        archiver.addField(ArchiveFormat.decimalByteOrderField, value: table.add(int: 1))
-        archiver.addField(ArchiveFormat.decimalMantissaField, value: archiver.rawReference(table.add(data: words)))
+        archiver.addField(ArchiveFormat.decimalExponentField, value: archiver.integer(Int64(storedExponent), inline: true))
+        archiver.addField(ArchiveFormat.decimalLengthField, value: archiver.integer(Int64(length), inline: true))
+        archiver.addField(ArchiveFormat.decimalNegativeField, value: archiver.boolean(negative, inline: true))
+        archiver.addField(ArchiveFormat.decimalCompactField, value: archiver.boolean(mantissa % 10 != 0 || mantissa == 0, inline: true))
+        archiver.addField(ArchiveFormat.decimalByteOrderField, value: archiver.integer(1, inline: true))
+        archiver.addField(ArchiveFormat.decimalMantissaField, value: archiver.data(words, inline: false))
         archiver.endObject(frame, className: ArchiveFormat.decimalNumberClass, classes: Self.classes)
         return archiver.uid(frame.uid)
     }

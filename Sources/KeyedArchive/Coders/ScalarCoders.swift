@@ -29,8 +29,7 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
 
 final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendable {
     override func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let index = I.isSigned ? archiver.table.add(int: Int64(value)) : archiver.table.add(uint: UInt64(value))
-        return inline ? index : archiver.rawReference(index)
+        I.isSigned ? archiver.integer(Int64(value), inline: inline) : archiver.unsignedInteger(UInt64(value), inline: inline)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
@@ -69,8 +68,7 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
 
 final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
     override func encode(_ value: Bool, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let index = archiver.table.add(bool: value)
-        return inline ? index : archiver.rawReference(index)
+        archiver.boolean(value, inline: inline)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
@@ -86,8 +84,7 @@ final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
 
 final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
     override func encode(_ value: Double, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let index = archiver.table.add(real: value)
-        return inline ? index : archiver.rawReference(index)
+        archiver.real(value, inline: inline)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
@@ -114,8 +111,7 @@ final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
 
 final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
     override func encode(_ value: Float, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let index = archiver.table.add(float: value)
-        return inline ? index : archiver.rawReference(index)
+        archiver.float(value, inline: inline)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
@@ -171,7 +167,7 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
 
 final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
     override func encode(_ value: Data, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        archiver.rawReference(archiver.table.add(data: [UInt8](value)))
+        archiver.data([UInt8](value), inline: false)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Data {
@@ -204,7 +200,7 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
 final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
     override func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         // The time, the object, then its key: the order the objects have always been added in.
-        let time = archiver.table.add(real: value.timeIntervalSinceReferenceDate)
+        let time = archiver.real(value.timeIntervalSinceReferenceDate, inline: true)
         let frame = archiver.beginObject()
         archiver.appendField(archiver.wellKnownKey(&archiver.wellKnown.timeKey, ArchiveFormat.timeField), value: time)
         archiver.endObject(frame, classUID: archiver.wellKnownClass(&archiver.wellKnown.dateClass, ArchiveFormat.dateClass))
@@ -251,7 +247,7 @@ final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
     override func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let bytes = withUnsafeBytes(of: value.uuid) { [UInt8]($0) }
         return archiver.foundationObject(
-            className: ArchiveFormat.uuidClass, fields: [(ArchiveFormat.uuidBytesField, archiver.table.add(data: bytes))])
+            className: ArchiveFormat.uuidClass, fields: [(ArchiveFormat.uuidBytesField, archiver.data(bytes, inline: true))])
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> UUID {

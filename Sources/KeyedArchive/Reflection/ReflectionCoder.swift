@@ -99,9 +99,9 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 let at = base + fields[i].offset
                 let reference: Int
                 switch fields[i].kind {
-                case .int: reference = archiver.table.add(int: Int64(at.load(as: Int.self)))
-                case .double: reference = archiver.table.add(real: at.load(as: Double.self))
-                case .bool: reference = archiver.table.add(bool: at.load(as: Bool.self))
+                case .int: reference = archiver.integer(Int64(at.load(as: Int.self)), inline: true)
+                case .double: reference = archiver.real(at.load(as: Double.self), inline: true)
+                case .bool: reference = archiver.boolean(at.load(as: Bool.self), inline: true)
                 case .string: reference = archiver.string(at: at.assumingMemoryBound(to: String.self))
                 case .other:
                     reference = try fields[i].unownedCoder._withUnsafeGuaranteedRef { coder in
