@@ -131,7 +131,7 @@ extension UnarchiverCore {
     /// The object of a keyed container: a coded object of class `className`.
     func codableObject(_ reference: Int, className: String, owner: String, isValue: Bool, chain: ObjectChain?) throws -> ObjectDict {
         let expected = isValue ? "an object of type \(owner)" : "a keyed container (class \(className))"
-        let uid: Int, object: BPlistDocument.Object, index: Int
+        let uid: Int, object: ArchiveGraph.Object, index: Int
         switch try target(reference) {
         case .null:
             throw ArchiveError(.typeMismatch, reason: "expected \(expected), found nil", objectIndex: reference)

@@ -42,7 +42,7 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
     static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
         let (object, index) = try unarchiver.scalar(reference, expected: "an integer")
         guard object.kind == .int else { throw unarchiver.mismatch("an integer (\(I.self))", reference) }
-        let (bits, aboveInt64) = try unarchiver.document.integerBits(object, index: index)
+        let (bits, aboveInt64) = try unarchiver.graph.integerBits(object, index: index)
         // Range checks on the 64-bit value, so no `Optional<I>` is needed per value.
         let fits: Bool
         if aboveInt64 {
@@ -78,7 +78,7 @@ final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
     static func decodeValue(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
         let (object, _) = try unarchiver.scalar(reference, expected: "a boolean")
         guard object.kind == .bool else { throw unarchiver.mismatch("a boolean", reference) }
-        return object.marker == 0x09
+        return unarchiver.graph.boolean(object)
     }
 }
 
@@ -95,11 +95,10 @@ final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
         let (object, index) = try unarchiver.scalar(reference, expected: "a real")
         switch object.kind {
         case .real:
-            if case .float(let f) = unarchiver.document.real(object) { return Double(f) }
-            return unarchiver.document.double(object)
+            return unarchiver.graph.double(object)
         case .int:
             // Whole numbers written as integers (JSON-like data) read as reals when exact.
-            let value = try unarchiver.document.integer(object, index: index)
+            let value = try unarchiver.graph.integer(object, index: index)
             if let v = value.int64Value, let d = Double(exactly: v) { return d }
             if let v = value.uint64Value, let d = Double(exactly: v) { return d }
             throw unarchiver.mismatch("a real", reference)
@@ -120,7 +119,7 @@ final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
         guard narrowed.isFinite || !value.isFinite else {
             throw ArchiveError(
                 .typeMismatch, reason: "the real \(value) is out of range for Float",
-                byteOffset: unarchiver.document.offset(of: reference), objectIndex: reference)
+                byteOffset: unarchiver.graph.offset(of: reference), objectIndex: reference)
         }
         return narrowed
     }
@@ -174,7 +173,7 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
         let (object, index) = try unarchiver.scalar(reference, expected: "data")
         switch object.kind {
         case .data:
-            return Data(UnsafeRawBufferPointer(rebasing: unarchiver.document.bytes[object.payload..<(object.payload + object.count)]))
+            return unarchiver.graph.data(object)
         case .dict:
             if case .object(let uid, _, _) = try unarchiver.target(reference),
                 let (dict, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),
@@ -186,9 +185,7 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
                 guard innerObject.kind == .data else {
                     throw unarchiver.mismatch("data", inner).prependingKeyPath(ArchiveFormat.dataField)
                 }
-                return Data(
-                    UnsafeRawBufferPointer(
-                        rebasing: unarchiver.document.bytes[innerObject.payload..<(innerObject.payload + innerObject.count)]))
+                return unarchiver.graph.data(innerObject)
             }
             throw unarchiver.mismatch("data", reference)
         default:
@@ -209,7 +206,7 @@ final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Date {
         if case .object(_, let object, _) = try unarchiver.target(reference), object.kind == .date {
-            return Date(timeIntervalSinceReferenceDate: unarchiver.document.double(object))
+            return Date(timeIntervalSinceReferenceDate: unarchiver.graph.date(object))
         }
         let dict = try unarchiver.dateObject(reference)
         let time = try unarchiver.requiredField(dict, ArchiveFormat.timeField, id: ArchiveKeyIDs.timeKey)
@@ -298,7 +295,7 @@ final class RawRepresentableCoder<R: RawRepresentable>: TypedCoder<R>, @unchecke
         guard let value = R(rawValue: raw) else {
             throw ArchiveError(
                 .typeMismatch, reason: "\(raw) is not a raw value of \(String(reflecting: R.self))",
-                byteOffset: unarchiver.document.offset(of: reference), objectIndex: reference)
+                byteOffset: unarchiver.graph.offset(of: reference), objectIndex: reference)
         }
         return value
     }

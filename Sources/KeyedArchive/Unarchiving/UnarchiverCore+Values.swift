@@ -5,7 +5,7 @@ import Foundation
 /// lists, dictionaries and values of any type, read through ``ArchiveGraph`` (no byte format here).
 extension UnarchiverCore {
     /// The scalar object a reference stands for: the inline object, or the raw `$objects` entry it points at.
-    func scalar(_ reference: Int, expected: @autoclosure () -> String) throws -> (BPlistDocument.Object, Int) {
+    func scalar(_ reference: Int, expected: @autoclosure () -> String) throws -> (ArchiveGraph.Object, Int) {
         switch try target(reference) {
         case .inline(let object, let index), .object(_, let object, let index): return (object, index)
         case .null: throw ArchiveError(.typeMismatch, reason: "expected \(expected()), found nil", objectIndex: reference)
@@ -73,65 +73,33 @@ extension UnarchiverCore {
         return refs
     }
 
-    /// A list field whose elements were all checked to be references (UIDs).
-    struct ReferenceList {
-        let list: BPlistDocument.Object
-        let index: Int
-        var count: Int { list.count }
-    }
+    typealias ReferenceList = ArchiveGraph.ReferenceList
 
-    /// The list field `key` of `dict`, its elements checked to be UIDs (read them with ``listElement(_:of:)``).
+    /// The list field `key` of `dict`, its elements checked to be UIDs (read them with ``listElement(_:of:)``),
+    /// counted against `maximumDecodedObjects`.
     func referenceList(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> ReferenceList {
         let listRef = try requiredField(dict, key, id: id)
-        let list = try document.object(at: listRef)
-        guard list.kind == .array else {
-            throw ArchiveError(
-                .invalidArchive, reason: "\(key) is \(Self.describe(list)), not an array of references",
-                byteOffset: list.offset, objectIndex: listRef, keyPath: key)
-        }
+        let list = try graph.referenceList(at: listRef, key: key)
         decodedCount += list.count
         if decodedCount > options.maximumDecodedObjects {
             throw ArchiveError(
                 .sizeLimit,
                 reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: list.offset, objectIndex: listRef)
+                byteOffset: graph.offset(of: listRef), objectIndex: listRef)
         }
-        for i in 0..<list.count {
-            let ref = try document.reference(list, i, index: listRef)
-            // A well-formed UID is recognised from its marker; anything else is decoded to say what it is.
-            if document.uidValue(at: ref) == nil, try document.object(at: ref).kind != .uid {
-                throw ArchiveError(
-                    .invalidArchive, reason: "element \(i) of \(key) is not a reference (UID)",
-                    byteOffset: document.offset(of: ref), objectIndex: ref, keyPath: key)
-            }
-        }
-        return ReferenceList(list: list, index: listRef)
+        return list
     }
 
     /// The reference at position `i` of a checked list.
     @inline(__always)
     func listElement(_ i: Int, of list: ReferenceList) throws -> Int {
-        try document.reference(list.list, i, index: list.index)
+        try graph.element(i, of: list)
     }
 
     /// The element references of an array, set or ordered set object.
     func elementReferences(_ dict: ObjectDict, className: String) throws -> [Int] {
         guard isOrderedSet(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
-        // One pass over the keys: `NS.object.<n>` goes to slot n; the elements are slots 0, 1, … up to the first gap.
-        var slots = [Int](repeating: -1, count: dict.object.count)
-        let prefix = Array(ArchiveFormat.orderedSetPrefix.utf8)
-        for i in 0..<dict.object.count {
-            let keyRef = try document.reference(dict.object, i, index: dict.index)
-            let key = try document.object(at: keyRef)
-            guard key.kind == .asciiString, key.count > prefix.count, key.count <= prefix.count + 18 else { continue }
-            let bytes = UnsafeRawBufferPointer(rebasing: document.bytes[key.payload..<(key.payload + key.count)])
-            guard bytes.prefix(prefix.count).elementsEqual(prefix),
-                let n = Int(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self)), n >= 0, n < slots.count,
-                slots[n] < 0
-            else { continue }
-            slots[n] = try document.reference(dict.object, dict.object.count + i, index: dict.index)
-        }
-        return Array(slots.prefix { $0 >= 0 })
+        return try graph.numberedFields(of: dict, prefix: ArchiveFormat.orderedSetPrefix)
     }
 
     /// Runs `body` while `uid` is marked as being decoded; a value that contains itself is a cycle.
@@ -209,7 +177,7 @@ extension UnarchiverCore {
     }
 
     /// An instance decoded before, as `T`.
-    static func cast<T>(_ existing: AnyObject, to type: T.Type, object: BPlistDocument.Object, index: Int) throws -> T {
+    static func cast<T>(_ existing: AnyObject, to type: T.Type, object: ArchiveGraph.Object, index: Int) throws -> T {
         try cast(
             existing, to: T.self, object: object, index: index,
             reason: "expected \(String(reflecting: T.self)), found an instance of \(String(reflecting: Swift.type(of: existing)))")
@@ -219,7 +187,7 @@ extension UnarchiverCore {
     /// make every `decodeObject` call look up `Optional<T>`'s metadata.
     @inline(never)
     static func cast<T>(
-        _ value: Any, to type: T.Type, object: BPlistDocument.Object, index: Int, reason: @autoclosure () -> String
+        _ value: Any, to type: T.Type, object: ArchiveGraph.Object, index: Int, reason: @autoclosure () -> String
     ) throws -> T {
         guard let typed = value as? T else {
             throw ArchiveError(.typeMismatch, reason: reason(), byteOffset: object.offset, objectIndex: index)
@@ -229,7 +197,7 @@ extension UnarchiverCore {
 
     /// Decodes `reference` as the type `mapped` (which the archive's class name selects), as `T`.
     func decodeMapped<T>(
-        _ reference: Int, as type: T.Type, mapped: Any.Type, className: String, object: BPlistDocument.Object, index: Int
+        _ reference: Int, as type: T.Type, mapped: Any.Type, className: String, object: ArchiveGraph.Object, index: Int
     ) throws -> T {
         try Self.cast(
             try coders.coder(for: mapped).decodeAny(reference, self), to: T.self, object: object, index: index,
@@ -340,17 +308,17 @@ extension UnarchiverCore {
 
     /// A plain property-list value: integers as Int (or UInt64 above Int.max), 8-byte reals as
     /// Double and 4-byte reals as Float (what was archived from a `Float`).
-    private func plainValue(_ object: BPlistDocument.Object, index: Int, reference: Int) throws -> Any {
+    private func plainValue(_ object: ArchiveGraph.Object, index: Int, reference: Int) throws -> Any {
         switch object.kind {
-        case .bool: return object.marker == 0x09
+        case .bool: return graph.boolean(object)
         case .int:
-            let value = try document.integer(object, index: index)
+            let value = try graph.integer(object, index: index)
             if let small = value.int64Value { return Int(small) }
             return value.uint64Value!
         case .real:
-            if case .float(let f) = document.real(object) { return f }
-            return document.double(object)
-        case .date: return Date(timeIntervalSinceReferenceDate: document.double(object))
+            if let f = graph.singlePrecision(object) { return f }
+            return graph.double(object)
+        case .date: return Date(timeIntervalSinceReferenceDate: graph.date(object))
         case .data: return try DataCoder().decode(reference, self)
         case .asciiString, .utf16String: return try string(object, index: index)
         default: throw mismatch("a property-list value", reference)
