@@ -12,11 +12,13 @@ import Foundation
 /// an object index of that document; objects are its ``BPlistDocument/Object`` handles, of which
 /// coders use `kind`, `count` and `offset` (for error messages) only.
 ///
-/// Reading is bounded as the document is: every index is checked before it is followed.
-struct ArchiveGraph: ~Copyable {
+/// Reading is bounded as the document is: every index is checked before it is followed. A class,
+/// so that the core and the coders reach it through one reference (a large non-copyable value
+/// held by the core was moved in and out of a temporary on every call).
+final class ArchiveGraph {
     typealias Object = BPlistDocument.Object
 
-    private var document: BPlistDocument
+    @exclusivity(unchecked) private var document: BPlistDocument
     /// `$objects`: an array whose references, read in place, give the object index of each UID.
     private let objectList: Object
     /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
@@ -25,7 +27,7 @@ struct ArchiveGraph: ~Copyable {
     let top: [(key: String, reference: Int)]
     /// Object index of a key string → its ``ArchiveKeyIDs`` number (≥ 0), or `-2 - n` when it
     /// had none while `n` numbers existed. Keys not looked up yet are absent.
-    private var keyIDs: IndexMap
+    @exclusivity(unchecked) private var keyIDs: IndexMap
 
     /// Opens the keyed archive in `bytes` (which must outlive the graph, see ``moved(to:)``).
     init(bytes: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
@@ -44,7 +46,7 @@ struct ArchiveGraph: ~Copyable {
     var bytes: UnsafeRawBufferPointer { document.bytes }
 
     /// Reads from `bytes` from now on: a copy of the bytes it read until now.
-    mutating func moved(to bytes: UnsafeRawBufferPointer) {
+    func moved(to bytes: UnsafeRawBufferPointer) {
         document = document.moved(to: bytes)
     }
 
@@ -179,7 +181,7 @@ struct ArchiveGraph: ~Copyable {
     /// `hint` (the position after the previous match), so fields read in archive order cost one
     /// integer comparison each.
     @inline(__always)
-    mutating func value(in dict: ObjectDict, keyID: Int32, hint: inout Int) throws(ArchiveError) -> Int? {
+    func value(in dict: ObjectDict, keyID: Int32, hint: inout Int) throws(ArchiveError) -> Int? {
         let count = dict.object.count
         var i = hint < count ? hint : 0
         for _ in 0..<count {
@@ -194,7 +196,7 @@ struct ArchiveGraph: ~Copyable {
 
     /// The key number of the string object at `index`: looked up once per key object.
     @inline(__always)
-    private mutating func keyID(ofObject index: Int) throws(ArchiveError) -> Int32 {
+    private func keyID(ofObject index: Int) throws(ArchiveError) -> Int32 {
         if let known = keyIDs.value(for: index) {
             if known >= 0 { return known }
             if -2 - known == ArchiveKeyIDs.count { return -1 }
@@ -202,7 +204,7 @@ struct ArchiveGraph: ~Copyable {
         return try lookUpKeyID(index)
     }
 
-    private mutating func lookUpKeyID(_ index: Int) throws(ArchiveError) -> Int32 {
+    private func lookUpKeyID(_ index: Int) throws(ArchiveError) -> Int32 {
         let key = try document.object(at: index)
         let count = ArchiveKeyIDs.count
         guard key.kind == .asciiString || key.kind == .utf16String else {

@@ -14,7 +14,7 @@ final class UnarchiverCore {
     /// buffer (see ``init(borrowing:options:)`` and ``keepBytes()``).
     @exclusivity(unchecked) private var storage: RawBuffer<UInt8>
     /// The archive as a graph of objects (the only reader of its bytes).
-    @exclusivity(unchecked) var graph: ArchiveGraph
+    let graph: ArchiveGraph
     /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
     let uidCount: Int
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
