@@ -96,18 +96,7 @@ public final class KeyedUnarchiver {
 
     /// Decodes the top-level object `key` of `data` as `type`, reading `data` where it lies.
     static func decode<T>(_ type: T.Type, forKey key: String, from data: Data, options: Options = Options()) throws -> T {
-        try data.withUnsafeBytes { buffer throws -> T in
-            var core = try UnarchiverCore(borrowing: buffer, options: options)
-            // A decoder the decoded type kept (it holds the core) must not outlive the buffer, nor
-            // keep the decoded instances alive through the core.
-            defer {
-                if !isKnownUniquelyReferenced(&core) {
-                    core.keepBytes()
-                    core.forgetInstances()
-                }
-            }
-            return try decode(type, forKey: key, from: core)
-        }
+        try UnarchiverCore.reading(data, options: options) { core in try decode(type, forKey: key, from: core) }
     }
 
     /// Decodes objects archived under class name `name` as `type` (renamed or moved types,

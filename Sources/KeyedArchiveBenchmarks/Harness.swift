@@ -1,3 +1,4 @@
+import KeyedArchive
 import Foundation
 
 #if canImport(Glibc)
@@ -288,7 +289,7 @@ enum ResidentMemory {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = Directory.read(fd, into: &chunk, at: 0)
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }

@@ -1,3 +1,5 @@
+// Unsafe code in this file: the `memcpy` floor copies between two buffers it allocates at the archive's size.
+
 import Foundation
 import KeyedArchive
 

@@ -1,3 +1,5 @@
+// Unsafe code in this file: `ExactString` compares and hashes a string's own UTF-8 storage in place.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

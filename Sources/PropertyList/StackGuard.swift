@@ -1,3 +1,7 @@
+// Unsafe code in this file: stack bounds come from the thread library and addresses are only
+// compared, never dereferenced; each thread's bounds object is retained by its thread-specific
+// slot and released by the slot's destructor.
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

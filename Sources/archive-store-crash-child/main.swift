@@ -41,16 +41,7 @@ import Darwin
 #endif
 
 func emit(_ line: String, to descriptor: Int32 = STDOUT_FILENO) {
-    var bytes = Array((line + "\n").utf8)
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            exit(4)
-        }
-        written += count
-    }
+    if !Directory.writeAll(Array((line + "\n").utf8), to: descriptor) { exit(4) }
 }
 
 func fail(_ message: String, status: Int32) -> Never {

@@ -1,3 +1,4 @@
+import KeyedArchive
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -56,7 +57,7 @@ struct InputFile {
         let chunkSize = 1 << 16
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
+            let count = Directory.read(descriptor, into: &chunk, at: 0)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ReadError(message: "cannot read: \(Self.errorText(errno))")

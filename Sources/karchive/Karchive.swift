@@ -76,9 +76,8 @@ enum Karchive {
     /// What `command` prints for a file holding `bytes`, or why the bytes are not a valid property list.
     static func output(of command: Command, for bytes: [UInt8]) -> Result<String, ArchiveError> {
         let reader = BPlistReader()
-        return bytes.withUnsafeBytes { buffer in
-            Result { () throws(ArchiveError) -> String in
-                let root = try reader.read(buffer)
+        return Result { () throws(ArchiveError) -> String in
+                let root = try reader.read(bytes)
                 switch command {
                 case .json:
                     return root.plistJSON + "\n"
@@ -87,16 +86,15 @@ enum Karchive {
                 case .dump:
                     return Dump.renderer(for: root).render(root)
                 case .stats:
-                    let document = try reader.options.document(buffer)
+                    let table = try reader.options.withDocument(of: bytes) { ObjectTableStats(document: $0) }
                     let keyed: KeyedArchiveStats? =
                         if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
                             KeyedArchiveStats(archive: archive)
                         } else {
                             nil
                         }
-                    return StatsReport(table: ObjectTableStats(document: document), keyed: keyed).render()
+                    return StatsReport(table: table, keyed: keyed).render()
                 }
-            }
         }
     }
 

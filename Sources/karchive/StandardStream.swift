@@ -1,3 +1,4 @@
+import KeyedArchive
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,24 +14,6 @@ enum StandardStream: Int32 {
 
     /// Writes all of `text` as UTF-8, retrying short writes; gives up silently if the stream is closed.
     func write(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            guard var next = bytes.baseAddress else { return }
-            var remaining = bytes.count
-            while remaining > 0 {
-                let written = systemWrite(rawValue, next, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                next += written
-                remaining -= written
-            }
-        }
+        _ = Directory.writeAll(Array(text.utf8), to: rawValue)
     }
-}
-
-/// `write(2)`; a free function because `StandardStream.write` hides the C name inside the type.
-private func systemWrite(_ fd: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
-    write(fd, bytes, count)
 }

@@ -51,9 +51,7 @@ extension Directory {
                 if errno != 0 { throw ArchiveError.io(errno: errno, "list the directory", path: path) }
                 return names
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = Directory.name(of: entry.pointee)
             if name != ".", name != ".." { names.append(name) }
         }
     }

@@ -1,3 +1,7 @@
+// Unsafe code in this file: List elements are read through their array's own buffer, for the length of that buffer;
+// dictionary entries are sorted in a temporary allocation that is initialised, used and
+// deinitialised within one scope.
+
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -103,6 +107,12 @@ extension ArchiverCore {
             // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
             try elements.withUnsafeBufferPointer { buffer in
                 guard let base = buffer.baseAddress else { return }
+                if E.self == String.self {
+                    // Strings are added where they lie, without a copy (and its retain and release) each.
+                    let strings = UnsafeRawPointer(base).assumingMemoryBound(to: String.self)
+                    for i in 0..<buffer.count { append(string(at: strings + i), to: list) }
+                    return
+                }
                 for i in 0..<buffer.count {
                     append(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) }, to: list)
                 }

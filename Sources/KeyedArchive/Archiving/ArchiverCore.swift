@@ -1,3 +1,6 @@
+// Unsafe code in this file: a string is added where it lies (a field or an element, through a pointer valid for the
+// call); layout keys are read unchecked only at positions `fieldKeyStart(of:)` handed out.
+
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization

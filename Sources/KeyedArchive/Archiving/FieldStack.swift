@@ -1,3 +1,6 @@
+// Unsafe code in this file: the views `keys(from:)` and `values(from:)` hand out are valid until the stack next
+// changes, and the archiver uses them before that.
+
 @_spi(Reader) import PropertyList
 
 /// The key and value references of the objects being written, innermost object's last.

@@ -1,3 +1,6 @@
+// Unsafe code in this file: before a run of instances is released, `touchInstances` reads the first words of each
+// (instances the table itself keeps alive) to bring them into cache; nothing is written.
+
 import Synchronization
 
 /// The archiver's class instances and their UIDs, by instance address.

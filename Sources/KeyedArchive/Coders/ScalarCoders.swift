@@ -130,10 +130,6 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
         archiver.string(value)
     }
 
-    override func encodeElement(at pointer: UnsafePointer<String>, _ archiver: ArchiverCore) throws -> Int {
-        archiver.string(at: pointer)
-    }
-
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
         try Self.decodeValue(reference, unarchiver)
     }
@@ -242,7 +238,8 @@ final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
 
 final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
     override func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let bytes = withUnsafeBytes(of: value.uuid) { [UInt8]($0) }
+        let u = value.uuid
+        let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
         return archiver.foundationObject(
             className: ArchiveFormat.uuidClass, fields: [(ArchiveFormat.uuidBytesField, archiver.data(bytes, inline: true))])
     }
@@ -257,9 +254,8 @@ final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
                 .typeMismatch, reason: "NS.uuidbytes holds \(bytes.count) bytes; a UUID needs 16",
                 byteOffset: dict.object.offset, objectIndex: dict.index, keyPath: ArchiveFormat.uuidBytesField)
         }
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: bytes) }
-        return UUID(uuid: uuid)
+        let b = [UInt8](bytes)
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }
 

@@ -1,3 +1,6 @@
+// Unsafe code in this file: the field entry points take a field's address from its reflection layout, which says the
+// field holds a value of the coder's own type; nothing else is read or written through it.
+
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization

@@ -1,3 +1,6 @@
+// Unsafe code in this file: buffers are handed to `read(2)` and `write(2)` with exactly the bytes they hold, and
+// `readdir` names are read within their fixed-size field.
+
 import Foundation
 
 #if canImport(Glibc)
@@ -77,17 +80,7 @@ package final class Directory {
         }
         if file < 0 { throw ArchiveError.io(errno: errno, "create the temporary file", path: path(of: name)) }
         var failure: ArchiveError?
-        content.withUnsafeBytes { buffer in
-            var written = 0
-            while written < buffer.count {
-                let count = retryingInterrupts { write(file, buffer.baseAddress! + written, buffer.count - written) }
-                if count < 0 {
-                    failure = ArchiveError.io(errno: errno, "write", path: path(of: name))
-                    return
-                }
-                written += count
-            }
-        }
+        if !Directory.writeAll(content, to: file) { failure = ArchiveError.io(errno: errno, "write", path: path(of: name)) }
         if failure == nil, !Directory.flushToDisk(file) {
             failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
         }
@@ -193,9 +186,7 @@ extension Directory {
                 guard length < limit else { throw tooLarge("more than \(maximumSize)") }
                 data.count = data.count >= limit / 2 ? limit : min(max(data.count * 2, 1 << 16), limit)
             }
-            let count = data.withUnsafeMutableBytes { buffer in
-                retryingInterrupts { read(file, buffer.baseAddress! + length, buffer.count - length) }
-            }
+            let count = retryingInterrupts { Directory.read(file, into: &data, at: length) }
             if count < 0 { throw ArchiveError.io(errno: errno, "read", path: path) }
             if count == 0 { break }
             length += count
@@ -203,6 +194,57 @@ extension Directory {
         data.count = length
         return data
     }
+}
+
+// MARK: Descriptors
+
+// The buffer-handling ends of `read(2)`, `write(2)` and `readdir(3)`, for every module of the
+// package: the only place outside the byte format and reflection where a buffer is handed to
+// the system by address. Each passes exactly the bytes the buffer holds.
+
+extension Directory {
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes; false (with
+    /// `errno` set) if a write fails.
+    package static func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let count = retryingInterrupts { write(descriptor, buffer.baseAddress! + written, buffer.count - written) }
+                if count < 0 { return false }
+                written += count
+            }
+            return true
+        }
+    }
+
+    /// One `read(2)` from `descriptor` into `buffer` from position `start` to its end; what
+    /// `read` returns (the byte count, 0 at the end, -1 with `errno` set).
+    package static func read(_ descriptor: Int32, into buffer: inout Data, at start: Int) -> Int {
+        precondition(start >= 0 && start <= buffer.count, "read outside the buffer")
+        return buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + start, $0.count - start) }
+    }
+
+    /// ``read(_:into:at:)`` into an array of bytes.
+    package static func read(_ descriptor: Int32, into buffer: inout [UInt8], at start: Int) -> Int {
+        precondition(start >= 0 && start <= buffer.count, "read outside the buffer")
+        return buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + start, $0.count - start) }
+    }
+
+    /// The name of a directory entry `readdir` returned.
+    package static func name(of entry: dirent) -> String {
+        withUnsafeBytes(of: entry.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
+
+/// `read(2)` under a name that does not clash with ``Directory/read(_:into:at:)``.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+    Musl.read(descriptor, buffer, count)
+    #else
+    Glibc.read(descriptor, buffer, count)
+    #endif
 }
 
 /// Calls `body` again while it fails with `EINTR`.

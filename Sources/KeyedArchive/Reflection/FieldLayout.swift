@@ -1,3 +1,6 @@
+// Unsafe code in this file: weak and unowned fields are read and written through their address, as the box type
+// the runtime lays them out as.
+
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization

@@ -1,3 +1,6 @@
+// Unsafe code in this file: field records come from the runtime's reflection entry points; names it allocates are
+// released with the function it gives for that.
+
 // FieldTable.swift
 //
 // Stored-field tables for struct and class types, built from the Swift

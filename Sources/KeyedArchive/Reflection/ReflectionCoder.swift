@@ -1,3 +1,6 @@
+// Unsafe code in this file: fields are read and written at the offsets the runtime gives for a value or instance of
+// exactly type `A` (a subclass instance goes to its own coder), as the types it gives.
+
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization

@@ -1,3 +1,6 @@
+// Unsafe code in this file: metadata is read only through the runtime's own functions or at the documented offsets
+// below, and a class chain stops at the first class without Swift metadata.
+
 // TypeMetadata.swift
 //
 // Every read of the Swift runtime's type metadata and type descriptors in the library, so that no

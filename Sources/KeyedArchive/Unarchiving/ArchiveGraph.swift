@@ -1,3 +1,5 @@
+// Unsafe code in this file: bytes are read only within the payload ranges the document validated.
+
 import Foundation
 @_spi(Reader) import PropertyList
 

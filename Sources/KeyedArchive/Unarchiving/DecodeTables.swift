@@ -1,3 +1,6 @@
+// Unsafe code in this file: releasing instances reads their first words first, as IdentityTable.swift does; the
+// tables are RawBuffers read with checked subscripts.
+
 @_spi(Reader) import PropertyList
 
 /// The UIDs being decoded now (to catch cycles through values), one bit per UID.

@@ -1,3 +1,6 @@
+// Unsafe code in this file: a core reads its own copy of the archive, or a buffer borrowed for one call; a core still
+// referenced when the call returns copies the bytes first (`reading(_:options:_:)`).
+
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -81,6 +84,22 @@ final class UnarchiverCore {
     convenience init(borrowing buffer: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         try Self.checkSize(buffer.count, options)
         try self.init(reading: buffer, storage: RawBuffer(), options: options)
+    }
+
+    /// Runs `body` with a core that reads `data` where it lies. A core still referenced when
+    /// `body` returns (by a decoder the decoded type kept) takes a copy of the bytes and lets go
+    /// of the decoded instances, so it neither outlives the buffer nor keeps them alive.
+    static func reading<T>(_ data: Data, options: KeyedUnarchiver.Options, _ body: (UnarchiverCore) throws -> T) throws -> T {
+        try data.withUnsafeBytes { buffer throws -> T in
+            var core = try UnarchiverCore(borrowing: buffer, options: options)
+            defer {
+                if !isKnownUniquelyReferenced(&core) {
+                    core.keepBytes()
+                    core.forgetInstances()
+                }
+            }
+            return try body(core)
+        }
     }
 
     private static func checkSize(_ count: Int, _ options: KeyedUnarchiver.Options) throws(ArchiveError) {

@@ -1,3 +1,6 @@
+// Unsafe code in this file: the document reads its caller's buffer in place: `init` checks the trailer and every
+// offset-table entry against the buffer, and each object's extent is checked before it is read.
+
 /// A validated view of a `bplist00` byte buffer: trailer checked, every offset-table entry
 /// checked once, objects addressed by index.
 ///

@@ -1,3 +1,5 @@
+// Unsafe code in this file: the entry points read a caller's buffer only until they return and keep no reference to it.
+
 /// Reads `bplist00` bytes into a ``PlistValue``, strictly and within bounds.
 ///
 /// The reader checks the whole trailer and every offset-table entry before it reads an
@@ -77,6 +79,13 @@ public struct BPlistReader: Sendable {
 }
 
 extension BPlistReader.Options {
+    /// Runs `body` with `bytes` validated as a document under these limits (valid only inside `body`).
+    package func withDocument<R>(of bytes: [UInt8], _ body: (BPlistDocument) throws(ArchiveError) -> R) throws(ArchiveError) -> R {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) in try body(try document(buffer)) }
+        }.get()
+    }
+
     /// Validates `buffer` as a document under these limits.
     package func document(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> BPlistDocument {
         guard buffer.count <= maximumArchiveSize else {

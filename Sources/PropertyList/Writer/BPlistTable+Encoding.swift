@@ -1,3 +1,6 @@
+// Unsafe code in this file: the output is written into one allocation sized by a first pass over the table, each
+// write within the bound computed for its object.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,6 @@
+// Unsafe code in this file: the table's vectors are RawBuffers; scalar bytes are written only into room reserved for
+// their bound just before.
+
 /// The flat object table a `bplist00` file is written from: objects in index order, scalars
 /// uniqued by (exact type, value), containers as ranges of one shared reference pool.
 ///

@@ -1,3 +1,5 @@
+// Unsafe code in this file: it hashes and compares byte ranges the table hands it, inside the table's arena.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
