@@ -202,41 +202,27 @@ final class ArchiverCore {
     // ``addField(_:value:)`` and ``endObject(_:classUID:)``, lists with ``beginList()``.
 
     @inline(__always)
-    func integer(_ value: Int64, inline: Bool) -> Int {
-        let index = table.add(int: value)
-        return inline ? index : rawReference(index)
-    }
+    func integer(_ value: Int64, inline: Bool) -> Int { placed(table.add(int: value), inline: inline) }
 
     @inline(__always)
-    func unsignedInteger(_ value: UInt64, inline: Bool) -> Int {
-        let index = table.add(uint: value)
-        return inline ? index : rawReference(index)
-    }
+    func unsignedInteger(_ value: UInt64, inline: Bool) -> Int { placed(table.add(uint: value), inline: inline) }
 
     @inline(__always)
-    func real(_ value: Double, inline: Bool) -> Int {
-        let index = table.add(real: value)
-        return inline ? index : rawReference(index)
-    }
+    func real(_ value: Double, inline: Bool) -> Int { placed(table.add(real: value), inline: inline) }
 
     /// A 4-byte real (what a `Float` is archived as).
     @inline(__always)
-    func float(_ value: Float, inline: Bool) -> Int {
-        let index = table.add(float: value)
-        return inline ? index : rawReference(index)
-    }
+    func float(_ value: Float, inline: Bool) -> Int { placed(table.add(float: value), inline: inline) }
 
     @inline(__always)
-    func boolean(_ value: Bool, inline: Bool) -> Int {
-        let index = table.add(bool: value)
-        return inline ? index : rawReference(index)
-    }
+    func boolean(_ value: Bool, inline: Bool) -> Int { placed(table.add(bool: value), inline: inline) }
 
     /// Bytes: inline only where Foundation's own objects hold them so (`NS.uuidbytes`).
-    func data(_ bytes: [UInt8], inline: Bool) -> Int {
-        let index = table.add(data: bytes)
-        return inline ? index : rawReference(index)
-    }
+    func data(_ bytes: [UInt8], inline: Bool) -> Int { placed(table.add(data: bytes), inline: inline) }
+
+    /// A scalar's reference: the scalar itself in a field, or its `$objects` entry.
+    @inline(__always)
+    private func placed(_ index: Int, inline: Bool) -> Int { inline ? index : rawReference(index) }
 
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
 
