@@ -42,6 +42,14 @@ struct ExampleProgramsTests {
         ("json-cache", ["JSON after the cache equals the response: true", "flash-sale after its expiry: gone", "after removeExpired: [\"banners\"]"]),
     ]
 
+    /// The programs that end with a `Data` in a top-level variable (archived-items' `file` and
+    /// `loaded`, json-cache's `response`, `again` and `original`). Under AddressSanitizer they run
+    /// without leak detection: a `Data` keeps its storage in a pointer whose spare bits hold the
+    /// enum case, which LeakSanitizer does not take for a pointer, so it reports those globals,
+    /// still in use at exit, as leaked. The other programs keep leak detection (and this run's
+    /// suppressions, in the inherited `LSAN_OPTIONS`).
+    static let topLevelDataAtExit: Set<String> = ["archived-items", "json-cache"]
+
     @Test("each example runs to the end, exits 0 and prints what it did", arguments: programs.map(\.name))
     func exampleRuns(name: String) throws {
         let program = try #require(Self.executable(name), "\(name) was not built")
@@ -55,6 +63,9 @@ struct ExampleProgramsTests {
         environment["HOME"] = home.path
         environment["XDG_DATA_HOME"] = home.appending(path: "data").path
         environment["XDG_CACHE_HOME"] = home.appending(path: "cache").path
+        if Self.topLevelDataAtExit.contains(name) {
+            environment["LSAN_OPTIONS"] = (environment["LSAN_OPTIONS"].map { $0 + ":" } ?? "") + "detect_leaks=0"
+        }
         process.environment = environment
         let output = home.appending(path: "output.txt")
         try #require(FileManager.default.createFile(atPath: output.path, contents: nil))

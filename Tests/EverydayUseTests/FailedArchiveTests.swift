@@ -42,6 +42,7 @@ struct FailedArchiveTests {
         photo.caption = "beach"
         photo.album = album
         album.photos = [photo]
+        defer { album.photos = [] }  // the album and its photo point at each other
 
         let archiver = KeyedArchiver()
         try archiver.encode(album, forKey: "album")
@@ -65,6 +66,7 @@ struct FailedArchiveTests {
         #expect(unarchiver.allKeys == ["album", "count", "note"])
         #expect(!unarchiver.containsValue(forKey: "broken"))
         let back = try unarchiver.decode(Album.self, forKey: "album")
+        defer { back.photos = [] }  // decoded with the same cycle
         #expect(back.title == "Summer")
         #expect(back.photos.map(\.caption) == ["beach"])
         #expect(back.photos.first?.album === back)

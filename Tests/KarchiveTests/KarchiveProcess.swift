@@ -72,6 +72,11 @@ enum KarchiveProcess {
             }
             watch.arm(seconds: timeLimit)
         }
+        // The child has exited (the handler runs after `isRunning` turns false), so this returns at
+        // once. It is still needed: on Linux a `Process` and its run-loop source retain each
+        // other until `waitUntilExit()` lets go of the source, so a process that is only waited
+        // for with `terminationHandler` is never freed, with its handles and arguments.
+        process.waitUntilExit()
 
         return Outcome(
             exitedNormally: process.terminationReason == .exit,

@@ -12,9 +12,12 @@ import Testing
 struct ResourceBoundTests {
     static let limitKiB = 16 * 1024
 
+    // Not under AddressSanitizer: its runtime cannot start within the limit (it fails to map a
+    // table and exits 1 before karchive runs, which this test would take for a rejection).
     @Test(
         "every hostile file is rejected within a second under a 16 MiB data limit",
         .needsPeerFixtures("bplist/invalid, peers/libplist and peers/libplist-fuzz"),
+        .disabled(if: Sanitizer.address, "AddressSanitizer's runtime does not start under a 16 MiB data limit"),
         arguments: KarchiveFixtures.invalidFiles + KarchiveFixtures.fuzzFiles)
     func hostileFileIsBounded(file: String) async throws {
         #if os(Linux)
