@@ -172,6 +172,31 @@ struct FuzzRegressionTests {
         #expect(rewritten.code == .invalidArchive && rewritten.reason == error.reason && rewritten.keyPath == error.keyPath)
     }
 
+    /// A dictionary key that is not equal to itself (a NaN) trapped when the dictionary was
+    /// archived again: each value was looked up by its key (found by FuzzArchiveFile).
+    @Test func aNaNKeyKeepsItsValue() throws {
+        var dictionary: [Double: String] = [.nan: "first"]
+        dictionary[.nan] = "second"  // a second entry: NaN never finds the first
+        #expect(dictionary.count == 2)
+        let back = try KeyedUnarchiver.unarchivedObject(
+            ofType: [Double: String].self, from: try KeyedArchiver.archivedData(withRootObject: dictionary))
+        #expect(back.count == 2 && back.keys.allSatisfy(\.isNaN))
+        #expect(Set(back.values) == ["first", "second"])
+        // The file that found it: what decodes as `Any` (a dictionary with a NaN key among it)
+        // archives again; the file itself is not a property list one can copy (it has a cycle).
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "nan-key-dictionary.archive"))
+        var rearchived = 0
+        for key in file.keys {
+            guard let value = try? file.decode(Any.self, forKey: key) else { continue }
+            _ = try KeyedArchiver.archivedData(withRootObject: value)
+            rearchived += 1
+        }
+        #expect(rearchived > 0)
+        var edited = file
+        try edited.set(1, forKey: "added")
+        #expect(throws: ArchiveError(.cycle, reason: "")) { try edited.encoded() }
+    }
+
     /// A cycle of nodes closed before the decode failed outlived the error (the reason leak detection was off).
     @Test func aCycleClosedBeforeAFailureIsReleased() throws {
         let data = try Data(contentsOf: Self.directory.appending(path: "keyed-cycle-then-type-mismatch.archive"))

@@ -137,23 +137,38 @@ extension ArchiverCore {
             return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted(by: utf8Precedes), to: [E].self)
         }
         if E.self == Int.self { return unsafeBitCast(unsafeBitCast(elements, to: [Int].self).sorted(), to: [E].self) }
-        // Instances already in this archive sort first, by UID (which only depends on the order the
-        // graph was walked); anything else by the bytes it archives to on its own.
-        var keyed: [(uid: Int, bytes: [UInt8], element: E)] = []
+        return try canonicalPermutation(of: elements).map { elements[$0] }
+    }
+
+    /// `entries` in the canonical order of their keys (see ``canonicalOrder(_:)``), each key kept
+    /// with its own value: a key need not find itself again (a NaN is not equal to itself).
+    func canonicalOrder<Key, Value>(entries: [(key: Key, value: Value)]) throws -> [(key: Key, value: Value)] {
+        try canonicalPermutation(of: entries.map(\.key)).map { entries[$0] }
+    }
+
+    /// The positions of `elements` in canonical order: instances already in this archive first,
+    /// by UID (which only depends on the order the graph was walked); anything else by the bytes
+    /// it archives to on its own; elements archiving alike in the order given.
+    private func canonicalPermutation<E>(of elements: [E]) throws -> [Int] {
+        var keyed: [(uid: Int, bytes: [UInt8], position: Int)] = []
         keyed.reserveCapacity(elements.count)
-        for element in elements {
+        for (position, element) in elements.enumerated() {
             if E.self is AnyClass || type(of: element as Any) is AnyClass,
                 let uid = existingUID(of: element as AnyObject)
             {
-                keyed.append((uid, [], element))
+                keyed.append((uid, [], position))
                 continue
             }
             let scratch = ArchiverCore()
             scratch.copyClassNames(from: self)
             let reference = try scratch.coders.typed(E.self).encode(element, inline: false, scratch)
-            keyed.append((Int.max, try scratch.finish(top: [("k", reference)]), element))
+            keyed.append((Int.max, try scratch.finish(top: [("k", reference)]), position))
         }
-        return keyed.sorted { $0.uid != $1.uid ? $0.uid < $1.uid : $0.bytes.lexicographicallyPrecedes($1.bytes) }.map(\.element)
+        return keyed.sorted {
+            if $0.uid != $1.uid { return $0.uid < $1.uid }
+            if $0.bytes != $1.bytes { return $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            return $0.position < $1.position
+        }.map(\.position)
     }
 
     /// Writes an `NSDictionary` object, keys in canonical order.
@@ -169,7 +184,7 @@ extension ArchiverCore {
             if value.keys.count(where: archivesAsNull) > 1 {
                 throw ArchiveError(.invalidArchive, reason: "the dictionary has the key \(decodedNull) twice")
             }
-            let entries = try canonicalOrder(Array(value.keys)).map { (key: $0, value: value[$0]!) }
+            let entries = try canonicalOrder(entries: value.map { (key: $0.key, value: $0.value) })
             return try entries.withUnsafeBufferPointer { entries in
                 try encodeDictionary(entries: entries, keyCoder: keyCoder, valueCoder: valueCoder)
             }
