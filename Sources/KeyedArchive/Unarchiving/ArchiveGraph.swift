@@ -24,7 +24,7 @@ final class ArchiveGraph {
     /// `$objects`: an array whose references, read in place, give the object index of each UID.
     private let objectList: Object
     /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
-    let uidCount: Int
+    var uidCount: Int { objectList.count }
     /// `$top` key → value reference (normally a UID).
     let top: [(key: String, reference: Int)]
     /// Object index of a key string → its ``ArchiveKeyIDs`` number (≥ 0), or `-2 - n` when it
@@ -40,7 +40,6 @@ final class ArchiveGraph {
         self.document = document
         self.objectList = objectList
         self.top = top
-        uidCount = objectList.count
         keyIDs = IndexMap()
     }
 

@@ -18,8 +18,6 @@ final class UnarchiverCore {
     @exclusivity(unchecked) private var storage: RawBuffer<UInt8>
     /// The archive as a graph of objects (the only reader of its bytes).
     let graph: ArchiveGraph
-    /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
-    let uidCount: Int
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
     @exclusivity(unchecked) var instances: InstanceColumn
@@ -114,9 +112,8 @@ final class UnarchiverCore {
         self.options = options
         graph = try ArchiveGraph(bytes: bytes, options: options)
         self.storage = storage
-        uidCount = graph.uidCount
-        instances = InstanceColumn(count: uidCount)
-        inProgress = UIDSet(count: uidCount)
+        instances = InstanceColumn(count: graph.uidCount)
+        inProgress = UIDSet(count: graph.uidCount)
         classSlots = IndexMap()
     }
 
