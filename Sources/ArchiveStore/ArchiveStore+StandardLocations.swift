@@ -40,8 +40,23 @@ extension ArchiveStore {
     /// - Parameter name: One directory name, usually the app's bundle identifier.
     /// - Throws: as ``dataStore(named:)``.
     public static func cacheStore(named name: String) throws -> ArchiveStore {
+        try cacheStore(named: name, limits: .none)
+    }
+
+    /// The cache store (see ``cacheStore(named:)``) with limits: the least recently used values
+    /// are removed once it holds more than `limits` allow.
+    ///
+    /// ```swift
+    /// let images = try ArchiveStore.cacheStore(named: "com.example.Photos", limits: .init(maximumBytes: 200 << 20))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: One directory name, usually the app's bundle identifier.
+    ///   - limits: The most the cache keeps (``Limits``).
+    /// - Throws: as ``dataStore(named:)``.
+    public static func cacheStore(named name: String, limits: Limits) throws -> ArchiveStore {
         let directory = try standardDirectory(.cache, named: name)
-        let store = try ArchiveStore(directory: directory)
+        let store = try ArchiveStore(directory: directory, limits: limits)
         #if canImport(Darwin)
         var excluded = directory
         var values = URLResourceValues()

@@ -40,6 +40,7 @@ import Darwin
 /// `KeyedUnarchiver.unarchivedObject(ofType:from:)` reads the value. The directory layout:
 /// ```
 /// <directory>/.lock                         advisory lock file
+/// <directory>/.journal                      the index: sizes, expiry and last use of every value
 /// <directory>/key-profile.archive           key "profile"
 /// <directory>/key-^user^settings.archive    key "UserSettings" (^ marks an uppercase letter)
 /// <directory>/key-a%2fb.archive             key "a/b" (% and hex for every other byte)
@@ -75,42 +76,64 @@ import Darwin
 /// deletes it.
 public final class ArchiveStore: Sendable {
     /// The directory given to ``init(directory:)``: the root of every namespace, home of `.lock`.
-    private let rootPath: String
+    let rootPath: String
     /// Namespace names, outermost first, from the root to this store.
-    private let namespacePath: [String]
+    let namespacePath: [String]
     /// Shared by the root store and every namespace made from it.
     let configuration: Locked<StoreConfiguration>
+    /// The limits, permissions and index, shared by the root store and every namespace made from it.
+    let state: StoreState
     /// Numbers temporary file names (with the process id and a random part), shared by the
     /// threads saving through this instance.
     private let temporaryFileCount = Atomic<UInt64>(0)
+
+    /// Opens the store in `directory`, without limits, its files readable by their owner only.
+    ///
+    /// The same as ``init(directory:limits:permissions:)`` with ``Limits/none`` and
+    /// ``Permissions/ownerOnly``.
+    public convenience init(directory: URL) throws {
+        try self.init(directory: directory, limits: .none)
+    }
 
     /// Opens the store in `directory`, creating the directory (and missing parents) if needed.
     ///
     /// Stores opened on the same directory, in one process or several, share their values.
     ///
-    /// - Parameter directory: A file URL. The store writes only inside it.
+    /// - Parameters:
+    ///   - directory: A file URL. The store writes only inside it.
+    ///   - limits: The most the store keeps (``Limits``); the least recently used values go first.
+    ///   - permissions: The modes of the files and folders the store creates (``Permissions``;
+    ///     by default only the owner may read them).
     /// - Throws: `ArchiveError` `.io` when the directory cannot be created or opened (the reason
     ///   names the path and the system's error).
-    public init(directory: URL) throws {
+    public init(directory: URL, limits: Limits, permissions: Permissions = .ownerOnly) throws {
         guard directory.isFileURL else {
             throw ArchiveError(.io, reason: "\(directory) is not a file URL; pass a directory on the local file system")
         }
         var path = directory.standardizedFileURL.path(percentEncoded: false)
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        try Directory.create(path: path)
+        try Directory.create(path: path, mode: UInt32(permissions.directoryMode))
         guard try Directory.open(path: path) != nil else {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
         rootPath = path
         namespacePath = []
         configuration = Locked(StoreConfiguration())
+        state = StoreState(limits: limits, permissions: permissions)
     }
 
-    private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>) {
+    private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>, state: StoreState) {
         self.rootPath = rootPath
         self.namespacePath = namespacePath
         self.configuration = configuration
+        self.state = state
     }
+
+    /// The limits given when the store was made; namespaces share them (they count the whole store).
+    public var limits: Limits { state.limits }
+
+    /// The modes of the files and folders the store creates.
+    public var permissions: Permissions { state.permissions }
 
     /// This store's directory: the directory given to ``init(directory:)`` (standardized), or
     /// for a namespace its own directory inside its parent's.
@@ -140,7 +163,8 @@ public final class ArchiveStore: Sendable {
     /// - Parameter name: Any string, compared by its exact UTF-8 bytes, as keys are.
     /// - Returns: The sub-store; asking again for the same name gives a store on the same folder.
     public func namespace(_ name: String) -> ArchiveStore {
-        ArchiveStore(rootPath: rootPath, namespacePath: namespacePath + [name], configuration: configuration)
+        ArchiveStore(
+            rootPath: rootPath, namespacePath: namespacePath + [name], configuration: configuration, state: state)
     }
 
     // MARK: - Saving
@@ -166,9 +190,13 @@ public final class ArchiveStore: Sendable {
     ///   directory, full disk), with the path and the system's error. Either way the previous
     ///   value is intact.
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) throws {
-        let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.timeInterval) }
+        let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.seconds) }
         let content = try StoreRecord.encode(value, key: key, expires: expires)
-        try write(content, to: StoreFileName.keyFileName(for: key))
+        let root = try write(content, forKey: key, expires: expires?.timeIntervalSinceReferenceDate)
+        if state.limits.limitsDisk {
+            let path = StoreJournal.path(directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key))
+            try enforceLimits(root: root, protecting: path)
+        }
     }
 
     /// Saves `value` under its type's archive class name (one value per model type).
@@ -207,8 +235,12 @@ public final class ArchiveStore: Sendable {
     ///   `.sizeLimit` for a file or value beyond ``unarchiverOptions``; `.io` when the file
     ///   cannot be read.
     public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard let record = try record(forKey: key, configuration: configuration.withLock { $0 }) else { return nil }
-        return try record.decodeValue(type)
+        guard let (record, root) = try record(forKey: key, configuration: configuration.withLock { $0 }) else {
+            return nil
+        }
+        let value = try record.decodeValue(type)
+        self.record([journalRecord(.used, key: key)], root: root)
+        return value
     }
 
     /// The value saved with ``save(_:)`` for `type`; nil when there is none or it expired.
@@ -255,43 +287,8 @@ public final class ArchiveStore: Sendable {
     /// Reads each file's metadata. A damaged file is listed if its name spells its key (any key
     /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
     public var keys: [String] {
-        let configuration = configuration.withLock { $0 }
-        let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
-        guard let (_, directory) = try? openDirectories(creating: false),
-            let names = try? directory.entries()
-        else { return [] }
-        let now = Date()
-        var keys: [String] = []
-        for name in names {
-            switch StoreFileName.classify(name) {
-            case .key(let key):
-                let data: Data
-                do {
-                    guard let read = try directory.readFile(name, maximumSize: maximumSize) else { continue }
-                    data = read
-                } catch let error as ArchiveError where error.code == .sizeLimit {
-                    keys.append(key)  // beyond the store's limits: a damaged file, listed by its name
-                    continue
-                } catch {
-                    continue
-                }
-                if let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
-                    record.isExpired(at: now)
-                {
-                    continue
-                }
-                keys.append(key)
-            case .hashedKey:
-                guard let data = try? directory.readFile(name, maximumSize: maximumSize),
-                    let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
-                    let key = record.key, StoreFileName.keyFileName(for: key) == name, !record.isExpired(at: now)
-                else { continue }
-                keys.append(key)
-            case .namespace, .hashedNamespace, .temporary, .other:
-                continue
-            }
-        }
-        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        guard let entries = try? liveEntries(under: false) else { return [] }
+        return entries.compactMap(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The names of the namespaces directly inside this one, exactly as given to
@@ -332,10 +329,17 @@ public final class ArchiveStore: Sendable {
     /// - Parameter key: The key whose file is deleted (a damaged file under it too).
     /// - Throws: `ArchiveError` `.io` when the file cannot be removed.
     public func remove(forKey key: String) throws {
-        guard let (_, directory) = try openDirectories(creating: false) else { return }
-        if try directory.removeFile(StoreFileName.keyFileName(for: key)) {
-            try directory.sync()
+        guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
+        else { return }
+        let removed: Directory?
+        do {
+            let lock = try StoreLock.acquire(.shared, in: root, fileMode: state.permissions.fileMode)
+            defer { withExtendedLifetime(lock) {} }
+            guard let directory = try subdirectories(from: root, creating: false) else { return }
+            removed = try directory.removeFile(StoreFileName.keyFileName(for: key)) ? directory : nil
+            if removed != nil { record([journalRecord(.removed, key: key)], root: root) }
         }
+        try removed?.sync()
     }
 
     /// Removes every value of this namespace and of every namespace nested in it.
@@ -350,7 +354,7 @@ public final class ArchiveStore: Sendable {
     public func removeAll() throws {
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
-        let lock = try StoreLock.acquire(.exclusive, in: root)
+        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
         var chain = [root]
         for name in namespacePath {
@@ -361,6 +365,10 @@ public final class ArchiveStore: Sendable {
             chain.append(next)
         }
         try Self.removeEverything(in: chain[chain.count - 1])
+        record(
+            [StoreJournal.Record(
+                kind: .cleared, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
+                directory: relativeDirectory, fileName: "", key: "")], root: root)
         if chain.count >= 2, let name = namespacePath.last {
             let parent = chain[chain.count - 2]
             try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
@@ -377,10 +385,14 @@ public final class ArchiveStore: Sendable {
     public func removeExpired() throws {
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
-        let lock = try StoreLock.acquire(.exclusive, in: root)
+        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
         guard let directory = try subdirectories(from: root, creating: false) else { return }
-        try Self.removeExpired(in: directory, now: Date(), configuration: configuration.withLock { $0 })
+        var removed: [StoreJournal.Record] = []
+        try Self.removeExpired(
+            in: directory, relative: relativeDirectory, now: Date(), configuration: configuration.withLock { $0 },
+            removed: &removed)
+        record(removed, root: root)
     }
 
     // MARK: - Internals
@@ -394,7 +406,7 @@ public final class ArchiveStore: Sendable {
     /// none or it expired (an expired one is deleted, see ``load(_:forKey:)``).
     ///
     /// - Throws: as ``load(_:forKey:)``, for a file that cannot be read or is not `key`'s.
-    func record(forKey key: String, configuration: StoreConfiguration) throws -> StoreRecord? {
+    func record(forKey key: String, configuration: StoreConfiguration) throws -> (StoreRecord, root: Directory)? {
         let fileName = StoreFileName.keyFileName(for: key)
         guard let (root, directory) = try openDirectories(creating: false),
             let data = try directory.readFile(fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
@@ -402,15 +414,15 @@ public final class ArchiveStore: Sendable {
         let record = try StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
         try record.check(key: key, hashedName: StoreFileName.isHashed(fileName))
         if record.isExpired(at: Date()) {
-            deleteIfExpired(fileName, in: directory, root: root, configuration: configuration)
+            deleteIfExpired(key, fileName, in: directory, root: root, configuration: configuration)
             return nil
         }
-        return record
+        return (record, root)
     }
 
     /// The root directory and this store's directory; nil when one of them does not exist and
     /// `creating` is false.
-    private func openDirectories(creating: Bool) throws -> (root: Directory, directory: Directory)? {
+    func openDirectories(creating: Bool) throws -> (root: Directory, directory: Directory)? {
         guard let root = creating ? try openOrCreateRoot() : try Directory.open(path: rootPath),
             let directory = try subdirectories(from: root, creating: creating)
         else { return nil }
@@ -420,7 +432,7 @@ public final class ArchiveStore: Sendable {
     /// The root directory, created again if it was deleted since ``init(directory:)``.
     private func openOrCreateRoot() throws -> Directory {
         if let root = try Directory.open(path: rootPath) { return root }
-        try Directory.create(path: rootPath)
+        try Directory.create(path: rootPath, mode: UInt32(state.permissions.directoryMode))
         guard let root = try Directory.open(path: rootPath) else {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: rootPath)
         }
@@ -431,11 +443,11 @@ public final class ArchiveStore: Sendable {
     ///
     /// When `creating`, missing directories are created, and each namespace directory with a
     /// hashed name gets its `.namespace` file (the caller holds the lock shared).
-    private func subdirectories(from root: Directory, creating: Bool) throws -> Directory? {
+    func subdirectories(from root: Directory, creating: Bool) throws -> Directory? {
         var directory = root
         for name in namespacePath {
             let directoryName = StoreFileName.namespaceDirectoryName(for: name)
-            guard let next = try directory.subdirectory(directoryName, create: creating) else { return nil }
+            guard let next = try directory.subdirectory(directoryName, create: creating, mode: state.permissions.directoryMode) else { return nil }
             if creating, StoreFileName.isHashed(directoryName) { try recordName(name, in: next) }
             directory = next
         }
@@ -446,7 +458,8 @@ public final class ArchiveStore: Sendable {
     private func recordName(_ name: String, in directory: Directory) throws {
         guard try directory.status(of: StoreFormat.namespaceNameFileName) == nil else { return }
         try directory.replaceFile(
-            StoreFormat.namespaceNameFileName, with: Data(name.utf8), temporaryName: temporaryFileName())
+            StoreFormat.namespaceNameFileName, with: Data(name.utf8), temporaryName: temporaryFileName(),
+            mode: UInt32(state.permissions.fileMode))
         try directory.sync()
     }
 
@@ -459,25 +472,35 @@ public final class ArchiveStore: Sendable {
         return String(validating: data, as: UTF8.self)
     }
 
-    /// Writes `content` as `fileName` in this store's directory: temporary file, flush, rename, flush.
-    private func write(_ content: Data, to fileName: String) throws {
+    /// Writes `content` as `key`'s file in this store's directory: temporary file, flush, rename,
+    /// flush, with the save announced in the journal before the rename and confirmed after it.
+    ///
+    /// - Returns: the root directory.
+    private func write(_ content: Data, forKey key: String, expires: Double?) throws -> Directory {
         let root = try openOrCreateRoot()
+        let fileName = StoreFileName.keyFileName(for: key)
         let directory: Directory
         do {
             // Shared: removeAll() and the sweeps (exclusive) never see this save half done.
-            let lock = try StoreLock.acquire(.shared, in: root)
+            let lock = try StoreLock.acquire(.shared, in: root, fileMode: state.permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
             guard let opened = try subdirectories(from: root, creating: true) else {
                 throw ArchiveError.io(errno: ENOENT, "open the namespace directory", path: rootPath)
             }
             directory = opened
-            try directory.replaceFile(fileName, with: content, temporaryName: temporaryFileName())
+            var announced = journalRecord(.saving, key: key, size: content.count, expires: expires)
+            StoreJournal.append([announced], in: root, mode: UInt32(state.permissions.fileMode))
+            try directory.replaceFile(
+                fileName, with: content, temporaryName: temporaryFileName(), mode: UInt32(state.permissions.fileMode))
+            announced.kind = .saved
+            record([announced], root: root)
         }
         try directory.sync()
+        return root
     }
 
     /// `.tmp-<pid>-<count>-<random>`: unique among the threads and processes saving here.
-    private func temporaryFileName() -> String {
+    func temporaryFileName() -> String {
         let count = temporaryFileCount.wrappingAdd(1, ordering: .relaxed).newValue
         let random = String(UInt32.random(in: .min ... .max), radix: 16)
         return "\(StoreFormat.temporaryPrefix)\(getpid())-\(count)-\(random)"
@@ -486,23 +509,27 @@ public final class ArchiveStore: Sendable {
     /// Deletes `fileName` if it is still expired once the exclusive lock is held; gives up
     /// quietly when the lock is busy (a save is running) or the file cannot be read.
     private func deleteIfExpired(
-        _ fileName: String, in directory: Directory, root: Directory, configuration: StoreConfiguration
+        _ key: String, _ fileName: String, in directory: Directory, root: Directory, configuration: StoreConfiguration
     ) {
-        guard let lock = StoreLock.tryExclusive(in: root) else { return }
+        guard let lock = StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode) else { return }
         defer { withExtendedLifetime(lock) {} }
         // No save can rename a file while the exclusive lock is held: read it again to be sure
         // it is the expired one, not a value saved since.
         let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
         guard let data = try? directory.readFile(fileName, maximumSize: maximumSize),
-            let record = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration),
-            record.isExpired(at: Date())
+            let stored = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration),
+            stored.isExpired(at: Date())
         else { return }
         if (try? directory.removeFile(fileName)) == true {
+            record([journalRecord(.expired, key: key, size: data.count, expires: stored.expires)], root: root)
             try? directory.sync()
         }
     }
 
-    private static func removeExpired(in directory: Directory, now: Date, configuration: StoreConfiguration) throws {
+    private static func removeExpired(
+        in directory: Directory, relative: String, now: Date, configuration: StoreConfiguration,
+        removed records: inout [StoreJournal.Record]
+    ) throws {
         var removed = false
         for name in try directory.entries() {
             switch StoreFileName.classify(name) {
@@ -517,12 +544,20 @@ public final class ArchiveStore: Sendable {
                     let record = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
                     record.isExpired(at: now)
                 else { continue }
-                removed = try directory.removeFile(name) || removed
+                if try directory.removeFile(name) {
+                    removed = true
+                    records.append(
+                        StoreJournal.Record(
+                            kind: .expired, time: now.timeIntervalSinceReferenceDate, size: data.count,
+                            expires: record.expires, directory: relative, fileName: name, key: record.key ?? ""))
+                }
             case .temporary:
                 removed = try directory.removeFile(name) || removed
             case .namespace, .hashedNamespace:
                 if let nested = try nestedDirectory(name, in: directory) {
-                    try removeExpired(in: nested, now: now, configuration: configuration)
+                    try removeExpired(
+                        in: nested, relative: StoreJournal.path(directory: relative, fileName: name), now: now,
+                        configuration: configuration, removed: &records)
                 }
             case .other:
                 continue
@@ -533,7 +568,7 @@ public final class ArchiveStore: Sendable {
 
     /// The namespace directory `name`, or nil if it is gone or is not a directory (a symbolic
     /// link planted under a namespace's name is never followed).
-    private static func nestedDirectory(_ name: String, in directory: Directory) throws -> Directory? {
+    static func nestedDirectory(_ name: String, in directory: Directory) throws -> Directory? {
         guard let status = try directory.status(of: name), status.st_mode & S_IFMT == S_IFDIR else { return nil }
         return try directory.subdirectory(name, create: false)
     }
@@ -563,10 +598,4 @@ public final class ArchiveStore: Sendable {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    fileprivate var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
+

@@ -6,6 +6,8 @@
 /// - `ns-<escaped namespace>/`: one directory per nested namespace, laid out the same way;
 /// - `.tmp-<pid>-<sequence>-<random>`: a save in progress (or one killed mid-way, swept later);
 /// - `.lock` (in the store's root directory only): the advisory lock file;
+/// - `.journal` (in the root only): the index of every value's size, expiry and last use
+///   (``StoreJournal``), rebuilt from the files when it is missing or damaged;
 /// - `.namespace` (in a namespace directory whose name is hashed): the namespace's full name.
 ///
 /// Escaped names use only `a-z 0-9 - _ ^ %`, so `key-` files, `ns-` directories and the

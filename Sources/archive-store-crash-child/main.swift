@@ -14,9 +14,11 @@
 //
 //   archive-store-crash-child save <directory> <key> <count> [--namespace NAME]
 //                                  [--file-size-limit BYTES] [--drop-privileges]
+//                                  [--umask OCTAL] [--group] [--maximum-bytes BYTES]
 //       Saves [0, ..., count-1] under key once, after lowering RLIMIT_FSIZE (a full disk as
 //       seen by write(2): EFBIG) and/or switching from root to "nobody" (so directory
-//       permissions apply). Prints "saved" or "error <code>\t<description>"; exits 0 either way.
+//       permissions apply), under the given umask, with the group permissions and/or a byte
+//       limit. Prints "saved" or "error <code>\t<description>"; exits 0 either way.
 //
 //   archive-store-crash-child decode <file>...
 //       Prints "seed <fingerprint of this process's hash seed>", then "<file name>: <outcome>"
@@ -116,18 +118,26 @@ func runSave(_ arguments: ArraySlice<String>) throws {
     var iterator = arguments.makeIterator()
     var limit: UInt64?
     var drop = false
+    var permissions = ArchiveStore.Permissions.ownerOnly
+    var limits = ArchiveStore.Limits.none
     while let argument = iterator.next() {
         switch argument {
         case "--namespace": namespace = iterator.next()
         case "--file-size-limit": limit = iterator.next().flatMap { UInt64($0) }
         case "--drop-privileges": drop = true
+        case "--umask":
+            guard let mask = iterator.next().flatMap({ UInt32($0, radix: 8) }) else { fail("--umask OCTAL", status: 2) }
+            umask(mode_t(mask))
+        case "--group": permissions = .group
+        case "--maximum-bytes": limits.maximumBytes = iterator.next().flatMap { Int($0) }
         default: positional.append(argument)
         }
     }
     guard positional.count == 3, let count = Int(positional[2]) else {
         fail("usage: save <directory> <key> <count>", status: 2)
     }
-    var store = try ArchiveStore(directory: URL(fileURLWithPath: positional[0], isDirectory: true))
+    var store = try ArchiveStore(
+        directory: URL(fileURLWithPath: positional[0], isDirectory: true), limits: limits, permissions: permissions)
     if let namespace { store = store.namespace(namespace) }
     if drop { dropPrivileges() }
     if let limit { limitFileSize(limit) }

@@ -29,6 +29,10 @@ struct FailedSaveTests {
         let fixture = try StoreFixture()
         let namespace = fixture.store.namespace("read-only")
         try namespace.save([0, 1], forKey: "k")
+        // The store's folders let others in (the store made them 0700); the namespace's is read-only.
+        #expect(chmod(fixture.parent.path, 0o755) == 0)
+        #expect(chmod(fixture.directory.path, 0o755) == 0)
+        #expect(chmod(fixture.directory.appending(path: ".lock").path, 0o644) == 0)
         #expect(chmod(namespace.directory.path, 0o555) == 0)
         defer { chmod(namespace.directory.path, 0o755) }
         // Root ignores permissions, so the save runs in a child that switches to "nobody" when root.

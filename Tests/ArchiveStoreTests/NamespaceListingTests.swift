@@ -53,12 +53,12 @@ struct NamespaceListingTests {
         try fixture.store.removeAll()
         let folder = long.directory.lastPathComponent
         let tree = StoreFixture.tree(at: fixture.directory)
-        #expect(tree == [".lock", folder, "\(folder)/.namespace", "\(folder)/notes.txt"])
+        #expect(tree == [".journal", ".lock", folder, "\(folder)/.namespace", "\(folder)/notes.txt"])
         #expect(fixture.store.namespaces == [Self.long])
 
         try FileManager.default.removeItem(at: long.directory.appending(path: "notes.txt"))
         try long.removeAll()
-        #expect(StoreFixture.tree(at: fixture.directory) == [".lock"])
+        #expect(StoreFixture.tree(at: fixture.directory) == [".journal", ".lock"])
         #expect(fixture.store.namespaces.isEmpty)
     }
 

@@ -92,6 +92,6 @@ struct NamespaceTests {
         #expect(store.keys.isEmpty)
         #expect(try store.namespace("a").namespace("b").load(Int.self, forKey: "k") == nil)
         #expect(try store.namespace("c").load(Int.self, forKey: "k") == nil)
-        #expect(StoreFixture.tree(at: fixture.directory) == [".lock", "README.txt", "ns-c", "ns-c/notes.txt"])
+        #expect(StoreFixture.tree(at: fixture.directory) == [".journal", ".lock", "README.txt", "ns-c", "ns-c/notes.txt"])
     }
 }

@@ -106,7 +106,7 @@ struct SaveLoadTests {
         try fixture.store.namespace("+44 20").save(1, forKey: "x")
         #expect(
             StoreFixture.tree(at: fixture.directory) == [
-                ".lock", "key-^user^settings.archive", "key-a%2fb.archive", "key-profile.archive",
+                ".journal", ".lock", "key-^user^settings.archive", "key-a%2fb.archive", "key-profile.archive",
                 "ns-%2b44%2020", "ns-%2b44%2020/key-x.archive",
             ])
     }

@@ -16,7 +16,8 @@ extension Directory {
     /// its entry durable) when `create` is true.
     ///
     /// - Returns: nil when it does not exist and `create` is false.
-    func subdirectory(_ name: String, create: Bool) throws -> Directory? {
+    /// `mode` is the exact mode of a directory it creates.
+    func subdirectory(_ name: String, create: Bool, mode: UInt16 = 0o700) throws -> Directory? {
         while true {
             let opened = retryingInterrupts {
                 openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -27,7 +28,11 @@ extension Directory {
                 if number == ENOENT { return nil }
                 throw ArchiveError.io(errno: number, "open the namespace directory", path: path(of: name))
             }
-            if mkdirat(descriptor, name, mode_t(Directory.directoryMode)) != 0, errno != EEXIST {
+            if mkdirat(descriptor, name, mode_t(mode)) == 0 {
+                if fchmodat(descriptor, name, mode_t(mode), 0) != 0 {
+                    throw ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
+                }
+            } else if errno != EEXIST {
                 throw ArchiveError.io(errno: errno, "create the namespace directory", path: path(of: name))
             }
             try sync()

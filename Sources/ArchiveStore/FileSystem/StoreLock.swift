@@ -34,8 +34,10 @@ final class StoreLock {
     }
 
     /// Waits for and takes the lock of the store whose root directory is `root`.
-    static func acquire(_ mode: Mode, in root: Directory) throws -> StoreLock {
-        let lock = try open(in: root)
+    ///
+    /// `fileMode` is the lock file's mode if this call creates it.
+    static func acquire(_ mode: Mode, in root: Directory, fileMode: UInt16) throws -> StoreLock {
+        let lock = try open(in: root, fileMode: fileMode)
         let operation = mode == .shared ? LOCK_SH : LOCK_EX
         if retryingInterrupts({ flock(lock.descriptor, operation) }) != 0 {
             throw ArchiveError.io(errno: errno, "lock", path: root.path(of: StoreFormat.lockFileName))
@@ -45,16 +47,22 @@ final class StoreLock {
 
     /// Takes the exclusive lock if no one holds the lock now; nil otherwise (or if the lock
     /// file cannot be opened, as in a read-only directory).
-    static func tryExclusive(in root: Directory) -> StoreLock? {
-        guard let lock = try? open(in: root) else { return nil }
+    static func tryExclusive(in root: Directory, fileMode: UInt16) -> StoreLock? {
+        guard let lock = try? open(in: root, fileMode: fileMode) else { return nil }
         return retryingInterrupts({ flock(lock.descriptor, LOCK_EX | LOCK_NB) }) == 0 ? lock : nil
     }
 
-    private static func open(in root: Directory) throws -> StoreLock {
+    private static func open(in root: Directory, fileMode: UInt16) throws -> StoreLock {
         var descriptor = retryingInterrupts {
-            openat(
-                root.descriptor, StoreFormat.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                mode_t(Directory.fileMode))
+            openat(root.descriptor, StoreFormat.lockFileName, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        }
+        if descriptor < 0, errno == ENOENT {
+            descriptor = retryingInterrupts {
+                openat(
+                    root.descriptor, StoreFormat.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                    mode_t(fileMode))
+            }
+            if descriptor >= 0 { _ = fchmod(descriptor, mode_t(fileMode)) }
         }
         if descriptor < 0 {
             let number = errno

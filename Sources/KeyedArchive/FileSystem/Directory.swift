@@ -47,11 +47,17 @@ package final class Directory {
     }
 
     /// Creates the directory at `path` and any missing parents, each made durable in its parent.
-    package static func create(path: String) throws {
+    ///
+    /// - Parameter mode: The exact permissions of the directories created (whatever the umask);
+    ///   nil for ``directoryMode`` less the umask. Existing directories keep theirs.
+    package static func create(path: String, mode: UInt32? = nil) throws {
         var parent = path.hasPrefix("/") ? "/" : "."
         for component in path.split(separator: "/") {
             let current = parent == "/" ? "/" + component : parent + "/" + component
-            if mkdir(current, mode_t(Directory.directoryMode)) == 0 {
+            if mkdir(current, mode_t(mode ?? Directory.directoryMode)) == 0 {
+                if let mode, chmod(current, mode_t(mode)) != 0 {
+                    throw ArchiveError.io(errno: errno, "set the permissions of", path: current)
+                }
                 try Directory.open(path: parent)?.sync()
             } else if errno != EEXIST {
                 throw ArchiveError.io(errno: errno, "create the directory", path: current)
@@ -74,13 +80,21 @@ package final class Directory {
     /// Creates the new file `name` (failing if it exists), with `content` written and flushed to disk.
     ///
     /// On failure the partly written file is removed before the error is thrown.
-    package func createDurableFile(_ name: String, content: Data) throws {
+    ///
+    /// - Parameter mode: The file's exact permissions (whatever the umask); nil for
+    ///   ``fileMode`` less the umask.
+    package func createDurableFile(_ name: String, content: Data, mode: UInt32? = nil) throws {
         let file = retryingInterrupts {
-            openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(Directory.fileMode))
+            openat(
+                descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                mode_t(mode ?? Directory.fileMode))
         }
         if file < 0 { throw ArchiveError.io(errno: errno, "create the temporary file", path: path(of: name)) }
         var failure: ArchiveError?
-        if !Directory.writeAll(content, to: file) { failure = ArchiveError.io(errno: errno, "write", path: path(of: name)) }
+        if let mode, fchmod(file, mode_t(mode)) != 0 {
+            failure = ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
+        }
+        if failure == nil, !Directory.writeAll(content, to: file) { failure = ArchiveError.io(errno: errno, "write", path: path(of: name)) }
         if failure == nil, !Directory.flushToDisk(file) {
             failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
         }
@@ -103,8 +117,8 @@ package final class Directory {
     /// Replaces the file `name` with `content`: a new file `temporaryName` written and flushed to
     /// disk, then renamed over `name`. A failure leaves the old file as it was (and no temporary
     /// file). The rename is durable once ``sync()`` returns.
-    package func replaceFile(_ name: String, with content: Data, temporaryName: String) throws {
-        try createDurableFile(temporaryName, content: content)
+    package func replaceFile(_ name: String, with content: Data, temporaryName: String, mode: UInt32? = nil) throws {
+        try createDurableFile(temporaryName, content: content, mode: mode)
         do {
             try rename(temporaryName, to: name)
         } catch {

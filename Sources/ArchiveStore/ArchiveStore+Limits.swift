@@ -1,0 +1,375 @@
+import Foundation
+import KeyedArchive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ArchiveStore {
+    /// How much a store keeps: at most so many bytes, so many values, values used within a
+    /// given time. Set when the store is made (``init(directory:limits:permissions:)``,
+    /// ``cacheStore(named:limits:)``); a nil field sets no limit.
+    ///
+    /// A store past a limit removes values, least recently used first ("use" is a save or a
+    /// load, remembered across launches and seen between processes), until it is within every
+    /// limit again. This happens after each save that takes it past a limit and on ``trim()``.
+    /// Expired values go first, and each removal is recorded as `evicted` (or `expired`) for
+    /// the store's observers. The value being saved is never removed to make room for itself: a
+    /// value larger than `maximumBytes` is kept, alone.
+    ///
+    /// The limits count the whole store: its values and those of every namespace inside it
+    /// (``count`` and ``totalBytes`` of the root store are what they compare). Bytes are the
+    /// stored files' sizes. Stores opened on the same directory with different limits each
+    /// apply their own after their own saves.
+    ///
+    /// ```swift
+    /// let cache = try ArchiveStore.cacheStore(
+    ///     named: "com.example.Feed",
+    ///     limits: .init(maximumBytes: 50 << 20, maximumCount: 10_000, maximumAge: .seconds(7 * 86_400)))
+    /// ```
+    public struct Limits: Sendable, Equatable {
+        /// The most bytes the store's files may take together.
+        public var maximumBytes: Int?
+        /// The most values the store may hold.
+        public var maximumCount: Int?
+        /// How long a value may go without a save or a load before it is removed.
+        public var maximumAge: Duration?
+
+        public init(maximumBytes: Int? = nil, maximumCount: Int? = nil, maximumAge: Duration? = nil) {
+            self.maximumBytes = maximumBytes.map { max(0, $0) }
+            self.maximumCount = maximumCount.map { max(0, $0) }
+            self.maximumAge = maximumAge.map { max(.zero, $0) }
+        }
+
+        /// No limit: the store keeps every value until it is removed or expires.
+        public static let none = Limits()
+
+        /// Whether any limit applies to the files.
+        var limitsDisk: Bool { maximumBytes != nil || maximumCount != nil || maximumAge != nil }
+    }
+
+    /// Who may read and write a store's files and folders.
+    ///
+    /// The modes are applied exactly, whatever the process's umask: files and folders the store
+    /// creates get them (the store directory itself too when the store creates it; an existing
+    /// directory keeps its own).
+    public struct Permissions: Sendable, Equatable {
+        /// The mode of each file (`0o600`: owner read and write).
+        public let fileMode: UInt16
+        /// The mode of each folder (`0o700`).
+        public let directoryMode: UInt16
+
+        /// Files `0600` and folders `0700`: only the owner reads or writes (the default).
+        public static let ownerOnly = Permissions(fileMode: 0o600, directoryMode: 0o700)
+        /// Files `0660` and folders `0770`: the owner's group shares the store (a folder shared
+        /// by several of one user's apps or services that run as different users of a group).
+        public static let group = Permissions(fileMode: 0o660, directoryMode: 0o770)
+
+        /// Custom modes. The owner always keeps read and write (and search on folders): a store
+        /// cannot work without them, so those bits are added.
+        public init(fileMode: UInt16, directoryMode: UInt16) {
+            self.fileMode = (fileMode & 0o777) | 0o600
+            self.directoryMode = (directoryMode & 0o777) | 0o700
+        }
+    }
+
+    // MARK: - Size and listing
+
+    /// The number of values in this store and the namespaces inside it, expired values left out:
+    /// what ``Limits/maximumCount`` counts.
+    ///
+    /// Read from the store's index, not from the files: about the cost of listing the
+    /// folders the first time in a process, then of reading what other processes appended to
+    /// the journal since. Zero when the directory cannot be read.
+    public var count: Int {
+        (try? liveEntries(under: true)).map(\.count) ?? 0
+    }
+
+    /// The bytes the files of this store and the namespaces inside it take, expired values left
+    /// out: what ``Limits/maximumBytes`` counts. From the index, as ``count``.
+    public var totalBytes: Int {
+        (try? liveEntries(under: true)).map { $0.reduce(0) { $0 + $1.size } } ?? 0
+    }
+
+    /// Applies the store's limits now: removes expired values, values unused for longer than
+    /// ``Limits/maximumAge``, then the least recently used until the store is within its limits.
+    ///
+    /// Also checks the index against the folders (values added or removed by hand, or by a
+    /// process killed mid-save, are taken into account) and deletes the temporary files of
+    /// killed saves. A store without limits only loses its expired values. Holds the store's
+    /// exclusive lock while it removes.
+    ///
+    /// - Throws: `ArchiveError` `.io` when a folder cannot be read.
+    public func trim() throws {
+        guard let root = try Directory.open(path: rootPath) else { return }
+        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
+        defer { withExtendedLifetime(lock) {} }
+        try state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: true)
+            try Self.sweepTemporaryFiles(in: root)
+            try evict(&index, root: root, protecting: nil, limits: state.limits)
+        }
+    }
+
+    // MARK: - Internals
+
+    /// The relative directory of this namespace (`""` for the root).
+    var relativeDirectory: String {
+        namespacePath.map(StoreFileName.namespaceDirectoryName(for:)).joined(separator: "/")
+    }
+
+    /// The unexpired entries of this namespace (`nested`: and of the namespaces inside it),
+    /// pending saves checked against the disk.
+    func liveEntries(under nested: Bool) throws -> [StoreIndex.Entry] {
+        guard let root = try Directory.open(path: rootPath) else { return [] }
+        let directory = relativeDirectory
+        let now = Date().timeIntervalSinceReferenceDate
+        return try state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            let entries = nested ? index.entries(under: directory) : index.entries(in: directory)
+            return entries.filter { entry in
+                guard !entry.isExpired(at: now) else { return false }
+                guard entry.pending else { return true }
+                // A save that announced its rename and has not confirmed it: is the file there?
+                guard let folder = try? Self.open(relative: entry.directory, in: root),
+                    let status = try? folder.status(of: entry.fileName)
+                else { return false }
+                return status.st_mode & S_IFMT == S_IFREG
+            }
+        }
+    }
+
+    /// Brings the index up to date: reads what the journal gained, and on first use (or when the
+    /// journal is missing or damaged, or `rescan`) reconciles it with the folders.
+    func catchUp(_ index: inout StoreIndex, root: Directory, rescan: Bool) throws {
+        var damaged = !tail(&index, root: root)
+        if !index.isLoaded || damaged || rescan {
+            try reconcile(&index, root: root)
+            // Records appended while the folders were read.
+            damaged = !tail(&index, root: root) || damaged
+            index.isLoaded = true
+            // A journal to repair, or none while there are values (written by a store before
+            // journals, or deleted): write one. An empty store without one stays untouched.
+            if damaged || (index.journalIdentity == nil && index.count > 0) { compact(&index, root: root) }
+        }
+    }
+
+    /// Applies the journal's new records; false when it is damaged (a missing journal is not:
+    /// the store has not written one yet, or it was deleted, and the scan tells the rest).
+    @discardableResult
+    func tail(_ index: inout StoreIndex, root: Directory) -> Bool {
+        guard
+            let contents = StoreJournal.read(
+                in: root, from: index.journalOffset, identity: index.journalIdentity)
+        else {
+            if index.journalIdentity != nil { index.isLoaded = false }  // deleted: scan again
+            index.journalIdentity = nil
+            index.journalOffset = 0
+            return true
+        }
+        if contents.restarted {
+            // Another file: a compaction's snapshot replaced the records read so far.
+            let loaded = index.isLoaded
+            index.removeAllEntries()
+            index.isLoaded = loaded
+        }
+        for record in contents.parsed.records { index.apply(record) }
+        index.journalIdentity = contents.identity
+        index.journalOffset = contents.parsed.end
+        return !contents.parsed.damaged
+    }
+
+    /// Makes the index list exactly the key files in the folders: entries without a file go,
+    /// files without an entry are read (key and expiry) and added, sizes come from `stat`.
+    private func reconcile(_ index: inout StoreIndex, root: Directory) throws {
+        let configuration = configuration.withLock { $0 }
+        var seen = Set<String>()
+        try scan(root, relative: "", index: &index, seen: &seen, configuration: configuration)
+        for entry in index.entriesByUse where !seen.contains(entry.path) { index.remove(entry.path) }
+    }
+
+    private func scan(
+        _ directory: Directory, relative: String, index: inout StoreIndex, seen: inout Set<String>,
+        configuration: StoreConfiguration
+    ) throws {
+        for name in try directory.entries() {
+            let kind = StoreFileName.classify(name)
+            switch kind {
+            case .key, .hashedKey:
+                guard let status = try? directory.status(of: name), status.st_mode & S_IFMT == S_IFREG else { continue }
+                let path = StoreJournal.path(directory: relative, fileName: name)
+                seen.insert(path)
+                let size = Int(status.st_size)
+                if var known = index.entry(at: path) {
+                    if known.size != size || known.pending {
+                        index.remove(path)
+                        known.size = size
+                        known.pending = false
+                        index.put(known)
+                    }
+                    continue
+                }
+                let record = try? directory.readFile(
+                    name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize
+                ).flatMap { try StoreRecord($0, path: directory.path(of: name), configuration: configuration) }
+                var key: String?
+                if case .key(let spelled) = kind { key = spelled }
+                if let recorded = record?.key, StoreFileName.keyFileName(for: recorded) == name { key = recorded }
+                index.put(
+                    StoreIndex.Entry(
+                        directory: relative, fileName: name, key: key, size: size, expires: record?.expires,
+                        lastUse: Self.modificationTime(status), pending: false))
+            case .namespace, .hashedNamespace:
+                guard let nested = try Self.nestedDirectory(name, in: directory) else { continue }
+                try scan(
+                    nested, relative: StoreJournal.path(directory: relative, fileName: name), index: &index,
+                    seen: &seen, configuration: configuration)
+            case .temporary, .other:
+                continue
+            }
+        }
+    }
+
+    /// Rewrites the journal as a snapshot of the index when no one else holds the lock.
+    func compact(_ index: inout StoreIndex, root: Directory) {
+        guard let lock = StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        // Under the exclusive lock nothing is being saved: read the last records first.
+        tail(&index, root: root)
+        let records = index.entriesByUse.map { entry in
+            StoreJournal.Record(
+                kind: .snapshot, time: entry.lastUse, size: entry.size, expires: entry.expires,
+                directory: entry.directory, fileName: entry.fileName, key: entry.key ?? "")
+        }
+        guard
+            (try? StoreJournal.rewrite(
+                records, in: root, mode: UInt32(state.permissions.fileMode), temporaryName: temporaryFileName())) != nil
+        else { return }
+        // Follow the new file from its end: its snapshot is this index.
+        if let contents = StoreJournal.read(in: root, from: 0, identity: nil) {
+            index.journalIdentity = contents.identity
+            index.journalOffset = contents.parsed.end
+        }
+    }
+
+    /// After a save: when the store is past its limits, removes what ``StoreIndex/victims(for:at:protecting:)``
+    /// chooses, under the exclusive lock.
+    func enforceLimits(root: Directory, protecting path: String) throws {
+        let limits = state.limits
+        let now = Date().timeIntervalSinceReferenceDate
+        let beyond = try state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            return index.isBeyond(limits, at: now)
+        }
+        guard beyond else { return }
+        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
+        defer { withExtendedLifetime(lock) {} }
+        try state.index.withLock { index in
+            tail(&index, root: root)
+            try evict(&index, root: root, protecting: path, limits: limits)
+        }
+    }
+
+    /// Removes the victims of `limits` (the caller holds the exclusive lock) and records them.
+    private func evict(_ index: inout StoreIndex, root: Directory, protecting path: String?, limits: Limits) throws {
+        let now = Date().timeIntervalSinceReferenceDate
+        let victims = index.victims(for: limits, at: now, protecting: path)
+        guard !victims.isEmpty else { return }
+        var records: [StoreJournal.Record] = []
+        var folders: [String: Directory] = [:]
+        for (entry, expired) in victims {
+            let folder: Directory
+            if let open = folders[entry.directory] {
+                folder = open
+            } else {
+                guard let open = try Self.open(relative: entry.directory, in: root) else {
+                    index.remove(entry.path)
+                    continue
+                }
+                folders[entry.directory] = open
+                folder = open
+            }
+            if expired {
+                // The index's expiry is the one the file was saved with; check it before deleting.
+                let configuration = configuration.withLock { $0 }
+                guard
+                    let data = try? folder.readFile(
+                        entry.fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+                    let stored = try? StoreRecord(data, path: folder.path(of: entry.fileName), configuration: configuration),
+                    stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
+                else { continue }
+            }
+            _ = try folder.removeFile(entry.fileName)
+            records.append(record(of: entry, kind: expired ? .expired : .evicted, at: now))
+        }
+        StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode))
+        tail(&index, root: root)
+        for record in records { index.remove(record.path) }
+    }
+
+    /// Deletes the temporary files of killed saves in `directory` and the namespaces inside it
+    /// (the caller holds the exclusive lock, so no save is running).
+    static func sweepTemporaryFiles(in directory: Directory) throws {
+        var removed = false
+        for name in try directory.entries() {
+            switch StoreFileName.classify(name) {
+            case .temporary:
+                removed = try directory.removeFile(name) || removed
+            case .namespace, .hashedNamespace:
+                if let nested = try nestedDirectory(name, in: directory) { try sweepTemporaryFiles(in: nested) }
+            case .key, .hashedKey, .other:
+                continue
+            }
+        }
+        if removed { try directory.sync() }
+    }
+
+    private func record(of entry: StoreIndex.Entry, kind: StoreJournal.Kind, at time: Double) -> StoreJournal.Record {
+        StoreJournal.Record(
+            kind: kind, time: time, size: entry.size, expires: entry.expires, directory: entry.directory,
+            fileName: entry.fileName, key: entry.key ?? "")
+    }
+
+    /// The record of an event on `key`'s file in this namespace.
+    func journalRecord(_ kind: StoreJournal.Kind, key: String, size: Int = 0, expires: Double? = nil) -> StoreJournal.Record {
+        StoreJournal.Record(
+            kind: kind, time: Date().timeIntervalSinceReferenceDate, size: size, expires: expires,
+            directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key), key: key)
+    }
+
+    /// Appends `records` to the journal (best effort, see ``StoreJournal/append(_:in:mode:)``),
+    /// compacting it when it has grown well past its snapshot.
+    func record(_ records: [StoreJournal.Record], root: Directory) {
+        guard let length = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode)),
+            length > StoreJournal.compactionThreshold,
+            let snapshot = StoreJournal.snapshotLength(in: root), length > 3 * snapshot
+        else { return }
+        try? state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            compact(&index, root: root)
+        }
+    }
+
+    /// The folder at `relative` (`ns-a/ns-b`) inside `root`, without following links; nil if gone.
+    static func open(relative: String, in root: Directory) throws -> Directory? {
+        var directory = root
+        for component in relative.split(separator: "/") {
+            guard let next = try nestedDirectory(String(component), in: directory) else { return nil }
+            directory = next
+        }
+        return directory
+    }
+
+    private static func modificationTime(_ status: stat) -> Double {
+        #if canImport(Darwin)
+        let time = status.st_mtimespec
+        #else
+        let time = status.st_mtim
+        #endif
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 - Date.timeIntervalBetween1970AndReferenceDate
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import KeyedArchive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store's journal: `.journal` in the root directory, a log of what happened to each stored
+/// file, which every process using the store appends to and reads.
+///
+/// It is what lets a store know its size, its keys, each value's expiry and the order in which
+/// values were last used without reading every file, across launches and between processes. It
+/// is an index, never the truth: the files are. A journal that is missing, damaged or behind the
+/// files (a process killed between a rename and its record) is rebuilt from a scan of the
+/// store's directories (``StoreIndex``), and no value is ever deleted because of what the journal
+/// alone says, except by the limits' eviction, which is what the limits ask for.
+///
+/// Layout: the 8-byte magic `KAJRNL01`, the length of the snapshot that follows as a
+/// little-endian `UInt64` (the records written by the last compaction), then records. A record
+/// is a little-endian `UInt32` body length, the FNV-1a hash of the body (`UInt32`), and the body:
+/// kind (`UInt8`), time (`Float64`, seconds since 2001), size (`Int64`), expiry (`Float64`,
+/// NaN for none), then three length-prefixed UTF-8 strings: the directory relative to the root
+/// (`""`, `ns-a`, `ns-a/ns-b`), the file name, and the key.
+///
+/// Appends are single `write(2)` calls on a descriptor opened with `O_APPEND`, so records from
+/// several processes never interleave. A compaction (under the store's exclusive lock) writes
+/// the snapshot to a new file and renames it over the journal; readers notice the new file by
+/// its inode and read it from the start.
+enum StoreJournal {
+    static let fileName = ".journal"
+    static let magic: [UInt8] = Array("KAJRNL01".utf8)
+    static let headerSize = 16
+    /// A record longer than this is damage, not a record.
+    static let maximumRecordLength = 1 << 20
+    /// The journal is compacted once it is this long and at least three times its snapshot.
+    static let compactionThreshold = 1 << 20
+
+    enum Kind: UInt8 {
+        /// A save is about to rename its file into place (the record comes first, so a killed
+        /// save leaves the index counting at least what is on disk).
+        case saving = 1
+        /// The save's rename is done.
+        case saved = 2
+        /// The value was loaded.
+        case used = 3
+        case removed = 4
+        case expired = 5
+        case evicted = 6
+        /// Every value in the directory and the namespaces inside it was removed.
+        case cleared = 7
+        /// A compaction's record of an entry, oldest use first.
+        case snapshot = 8
+    }
+
+    struct Record: Equatable {
+        var kind: Kind
+        var time: Double
+        var size: Int
+        var expires: Double?
+        /// The directory relative to the store's root, `""` for the root.
+        var directory: String
+        var fileName: String
+        var key: String
+
+        /// The entry's identity in the index: its path relative to the root.
+        var path: String { StoreJournal.path(directory: directory, fileName: fileName) }
+    }
+
+    static func path(directory: String, fileName: String) -> String {
+        directory.isEmpty ? fileName : directory + "/" + fileName
+    }
+
+    // MARK: Encoding
+
+    static func append(_ record: Record, to bytes: inout [UInt8]) {
+        var body: [UInt8] = []
+        body.reserveCapacity(48 + record.directory.utf8.count + record.fileName.utf8.count + record.key.utf8.count)
+        body.append(record.kind.rawValue)
+        appendInteger(record.time.bitPattern, to: &body)
+        appendInteger(UInt64(bitPattern: Int64(record.size)), to: &body)
+        appendInteger((record.expires ?? .nan).bitPattern, to: &body)
+        for text in [record.directory, record.fileName, record.key] {
+            appendInteger(UInt32(text.utf8.count), to: &body)
+            body.append(contentsOf: text.utf8)
+        }
+        appendInteger(UInt32(body.count), to: &bytes)
+        appendInteger(checksum(body), to: &bytes)
+        bytes.append(contentsOf: body)
+    }
+
+    static func header(snapshotLength: Int) -> [UInt8] {
+        var bytes = magic
+        appendInteger(UInt64(snapshotLength), to: &bytes)
+        return bytes
+    }
+
+    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// FNV-1a, 32 bits: enough to tell a torn or overwritten record from a whole one.
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in bytes {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        return hash
+    }
+
+    // MARK: Decoding
+
+    /// What ``parse(_:from:)`` found.
+    struct Parsed {
+        var records: [Record] = []
+        /// Where the next read starts: after the last whole record.
+        var end: Int
+        /// A record that fails its checksum or makes no sense: the journal must be rebuilt.
+        var damaged = false
+    }
+
+    /// Parses the records in `bytes` from `start` (at least ``headerSize``). A record cut off at
+    /// the end is left for the next read (another process may be writing it).
+    static func parse(_ bytes: [UInt8], from start: Int) -> Parsed {
+        var parsed = Parsed(end: start)
+        var position = start
+        while bytes.count - position >= 8 {
+            let length = Int(readInteger(UInt32.self, bytes, position))
+            guard length >= 37, length <= maximumRecordLength else {
+                parsed.damaged = true
+                return parsed
+            }
+            guard bytes.count - position - 8 >= length else { break }
+            let body = bytes[(position + 8)..<(position + 8 + length)]
+            guard checksum(body) == readInteger(UInt32.self, bytes, position + 4), let record = decode(body) else {
+                parsed.damaged = true
+                return parsed
+            }
+            parsed.records.append(record)
+            position += 8 + length
+            parsed.end = position
+        }
+        return parsed
+    }
+
+    private static func decode(_ body: ArraySlice<UInt8>) -> Record? {
+        var position = body.startIndex
+        guard let kind = Kind(rawValue: body[position]) else { return nil }
+        position += 1
+        let time = Double(bitPattern: readInteger(UInt64.self, body, position))
+        let size = Int64(bitPattern: readInteger(UInt64.self, body, position + 8))
+        let expires = Double(bitPattern: readInteger(UInt64.self, body, position + 16))
+        position += 24
+        var texts: [String] = []
+        for _ in 0..<3 {
+            guard body.endIndex - position >= 4 else { return nil }
+            let length = Int(readInteger(UInt32.self, body, position))
+            position += 4
+            guard body.endIndex - position >= length,
+                let text = String(validating: body[position..<(position + length)], as: UTF8.self)
+            else { return nil }
+            texts.append(text)
+            position += length
+        }
+        guard position == body.endIndex, size >= 0, time.isFinite else { return nil }
+        return Record(
+            kind: kind, time: time, size: Int(size), expires: expires.isNaN ? nil : expires, directory: texts[0],
+            fileName: texts[1], key: texts[2])
+    }
+
+    private static func readInteger<T: FixedWidthInteger, Bytes: RandomAccessCollection<UInt8>>(
+        _: T.Type, _ bytes: Bytes, _ index: Int
+    ) -> T where Bytes.Index == Int {
+        var value: T = 0
+        for i in 0..<(T.bitWidth / 8) { value |= T(bytes[index + i]) << (8 * i) }
+        return value
+    }
+
+    // MARK: Files
+
+    /// The journal's identity (device and inode): a compaction replaces the file.
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Appends `records` in one write. Best effort: a journal that cannot be written leaves the
+    /// index behind the files, which the next scan repairs; the values themselves are not at risk.
+    ///
+    /// - Returns: the journal's length after the write, or nil when nothing was written.
+    @discardableResult
+    static func append(_ records: [Record], in root: Directory, mode: UInt32) -> Int? {
+        var bytes: [UInt8] = []
+        for record in records { append(record, to: &bytes) }
+        var file = retryingInterrupts {
+            openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        }
+        if file < 0, errno == ENOENT {
+            file = create(in: root, mode: mode)
+        }
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        guard Directory.writeAll(bytes, to: file) else { return nil }
+        let end = lseek(file, 0, SEEK_END)
+        return end >= 0 ? Int(end) : nil
+    }
+
+    /// Creates an empty journal (its header only) unless another process just did.
+    private static func create(in root: Directory, mode: UInt32) -> Int32 {
+        let file = retryingInterrupts {
+            openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
+        }
+        if file < 0 {
+            guard errno == EEXIST else { return -1 }
+            return retryingInterrupts { openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
+        }
+        _ = fchmod(file, mode_t(mode))
+        guard Directory.writeAll(header(snapshotLength: 0), to: file) else {
+            close(file)
+            return -1
+        }
+        return file
+    }
+
+    /// What ``read(in:from:identity:)`` returns.
+    struct Contents {
+        var identity: Identity
+        /// True when the file is another one than `identity` named (or the caller had none):
+        /// the records start from the journal's beginning.
+        var restarted: Bool
+        var parsed: Parsed
+        var snapshotLength: Int
+    }
+
+    /// Reads the records after `offset` of the journal `identity` names, or all of them when the
+    /// journal is another file now. Nil when there is no journal; a journal with a bad header or
+    /// longer than `maximumLength` comes back damaged.
+    static func read(in root: Directory, from offset: Int, identity: Identity?, maximumLength: Int = 1 << 30) -> Contents? {
+        let file = retryingInterrupts { openat(root.descriptor, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let current = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        let restarted = current != identity
+        let start = restarted ? 0 : offset
+        let length = Int(info.st_size)
+        guard length <= maximumLength else {
+            return Contents(identity: current, restarted: restarted, parsed: Parsed(end: start, damaged: true), snapshotLength: 0)
+        }
+        guard length > start || restarted else {
+            return Contents(identity: current, restarted: false, parsed: Parsed(end: start), snapshotLength: 0)
+        }
+        var bytes = [UInt8](repeating: 0, count: max(0, length - start))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                retryingInterrupts { pread(file, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled)) }
+            }
+            if count <= 0 { break }
+            filled += count
+        }
+        bytes.removeLast(bytes.count - filled)
+        // Parse with absolute offsets: pad the prefix that was not read.
+        if restarted {
+            guard bytes.count >= headerSize, Array(bytes[0..<magic.count]) == magic else {
+                return Contents(identity: current, restarted: true, parsed: Parsed(end: 0, damaged: true), snapshotLength: 0)
+            }
+            let snapshot = Int(truncatingIfNeeded: readInteger(UInt64.self, bytes, magic.count))
+            return Contents(
+                identity: current, restarted: true, parsed: parse(bytes, from: headerSize), snapshotLength: snapshot)
+        }
+        var parsed = parse(bytes, from: 0)
+        parsed.end += start
+        return Contents(identity: current, restarted: false, parsed: parsed, snapshotLength: 0)
+    }
+
+    /// The snapshot length the journal's header records; nil when it cannot be read.
+    static func snapshotLength(in root: Directory) -> Int? {
+        let file = retryingInterrupts { openat(root.descriptor, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var header = [UInt8](repeating: 0, count: headerSize)
+        let count = header.withUnsafeMutableBytes { pread(file, $0.baseAddress!, headerSize, 0) }
+        guard count == headerSize, Array(header[0..<magic.count]) == magic else { return nil }
+        return Int(truncatingIfNeeded: readInteger(UInt64.self, header, magic.count))
+    }
+
+    /// Replaces the journal with `records` as its snapshot (the caller holds the exclusive lock).
+    static func rewrite(_ records: [Record], in root: Directory, mode: UInt32, temporaryName: String) throws {
+        var body: [UInt8] = []
+        for record in records { append(record, to: &body) }
+        let content = header(snapshotLength: body.count) + body
+        try root.replaceFile(fileName, with: Data(content), temporaryName: temporaryName, mode: mode)
+    }
+}
