@@ -38,11 +38,17 @@ extension ArchiveStore {
         public var maximumCount: Int?
         /// How long a value may go without a save or a load before it is removed.
         public var maximumAge: Duration?
+        /// The most bytes (counted as the files' sizes) of values kept in memory after a save or
+        /// a load, so that loading them again skips the disk; nil keeps none. A value is checked
+        /// against its file (one `stat`) before it is returned from memory, so a save by another
+        /// instance or process is seen; see the README for what a hit returns.
+        public var memoryBytes: Int?
 
-        public init(maximumBytes: Int? = nil, maximumCount: Int? = nil, maximumAge: Duration? = nil) {
+        public init(maximumBytes: Int? = nil, maximumCount: Int? = nil, maximumAge: Duration? = nil, memoryBytes: Int? = nil) {
             self.maximumBytes = maximumBytes.map { max(0, $0) }
             self.maximumCount = maximumCount.map { max(0, $0) }
             self.maximumAge = maximumAge.map { max(.zero, $0) }
+            self.memoryBytes = memoryBytes.map { max(0, $0) }
         }
 
         /// No limit: the store keeps every value until it is removed or expires.
@@ -108,6 +114,7 @@ extension ArchiveStore {
         guard let root = try Directory.open(path: rootPath) else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
+        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
         try state.index.withLock { index in
             try catchUp(&index, root: root, rescan: true)
             try Self.sweepTemporaryFiles(in: root)
@@ -268,6 +275,7 @@ extension ArchiveStore {
         guard beyond else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
+        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
         try state.index.withLock { index in
             tail(&index, root: root)
             try evict(&index, root: root, protecting: path, limits: limits)
@@ -304,6 +312,7 @@ extension ArchiveStore {
                 else { continue }
             }
             _ = try folder.removeFile(entry.fileName)
+            state.memory.withLock { $0.remove(entry.path) }
             records.append(record(of: entry, kind: expired ? .expired : .evicted, at: now))
         }
         StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode))
@@ -371,5 +380,92 @@ extension ArchiveStore {
         let time = status.st_mtim
         #endif
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 - Date.timeIntervalBetween1970AndReferenceDate
+    }
+}
+
+// MARK: - Uses and the memory tier
+
+extension ArchiveStore {
+    /// Records a load of `key`: at once in this instance's index; in the journal at once for a
+    /// load from disk (`batched` false), else with the next batch (see ``StoreState/pendingUses``),
+    /// so a hit in memory costs no write.
+    func noteUse(of key: String, batched: Bool = false) {
+        let use = journalRecord(.used, key: key)
+        state.index.withLock { index in
+            if index.isLoaded { index.touch(use.path, at: use.time) }
+        }
+        let batch = state.pendingUses.withLock { uses -> [StoreJournal.Record] in
+            uses.append(use)
+            guard uses.count >= StoreState.usesPerWrite || !batched else { return [] }
+            defer { uses.removeAll() }
+            return uses
+        }
+        if !batch.isEmpty, let root = try? Directory.open(path: rootPath) { record(batch, root: root) }
+    }
+
+    /// The path of `key`'s file relative to the root.
+    private func relativePath(of key: String) -> String {
+        StoreJournal.path(directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key))
+    }
+
+    /// The value of `key` from the memory tier, if it holds one for `type` that its file still matches.
+    func memoryHit<T>(_ type: T.Type, forKey key: String, configuration: StoreConfiguration) throws -> T? {
+        guard state.keepsValuesInMemory else { return nil }
+        let path = relativePath(of: key)
+        guard let item = state.memory.withLock({ $0.item(at: path) }) else { return nil }
+        let now = Date().timeIntervalSinceReferenceDate
+        guard item.expires.map({ now < $0 }) ?? true,
+            FileIdentity.of(path: rootPath + "/" + path) == item.identity
+        else {
+            state.memory.withLock { $0.remove(path) }
+            return nil
+        }
+        switch item.content {
+        case .value(let value, let storedType):
+            guard storedType == T.self, let typed = value as? T else { return nil }
+            state.memory.withLock { $0.hits += 1 }
+            noteUse(of: key, batched: true)
+            return typed
+        case .archive(let data):
+            let record = try StoreRecord(data, path: rootPath + "/" + path, configuration: configuration)
+            let value = try record.decodeValue(type)
+            state.memory.withLock { $0.hits += 1 }
+            noteUse(of: key, batched: true)
+            if MemoryTier.isSelfContained(value) {
+                state.memory.withLock { tier in
+                    var kept = item
+                    kept.content = .value(value, type: T.self)
+                    tier.keep(kept, at: path)
+                }
+            }
+            return value
+        }
+    }
+
+    /// Keeps a value just loaded from disk: as it is when it holds no class instance, else its bytes.
+    func keepInMemory<T>(forKey key: String, record: StoreRecord, status: stat, value: T) {
+        guard state.keepsValuesInMemory else { return }
+        let content: MemoryTier.Content =
+            MemoryTier.isSelfContained(value) ? .value(value, type: T.self) : .archive(record.data)
+        keepInMemory(forKey: key, content: content, status: status, expires: record.expires)
+    }
+
+    func keepInMemory(forKey key: String, content: MemoryTier.Content, status: stat, expires: Double?) {
+        guard state.keepsValuesInMemory else { return }
+        let item = MemoryTier.Item(
+            content: content, identity: FileIdentity(status), size: Int(status.st_size), expires: expires)
+        let path = relativePath(of: key)
+        state.memory.withLock { $0.keep(item, at: path) }
+    }
+
+    /// What the memory tier holds, and how many loads it answered (for tests and tuning).
+    package var memoryTierStatistics: (items: Int, bytes: Int, hits: Int) {
+        state.memory.withLock { ($0.count, $0.bytes, $0.hits) }
+    }
+
+    func forgetInMemory(_ key: String) {
+        guard state.keepsValuesInMemory else { return }
+        let path = relativePath(of: key)
+        state.memory.withLock { $0.remove(path) }
     }
 }

@@ -104,11 +104,11 @@ extension ArchiveStore {
     /// there is neither.
     private func typedValue(forKey key: String) -> TypedValue? {
         let configuration = configuration.withLock { $0 }
-        guard let (stored, root) = try? record(forKey: key, configuration: configuration) else {
+        guard let (stored, _, _) = try? record(forKey: key, configuration: configuration) else {
             return configuration.defaults[key]
         }
         guard let value = try? stored.decodeValue(Any.self) else { return .other }
-        record([journalRecord(.used, key: key)], root: root)
+        noteUse(of: key)
         return TypedValue(value)
     }
 }

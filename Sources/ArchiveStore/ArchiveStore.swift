@@ -119,7 +119,7 @@ public final class ArchiveStore: Sendable {
         rootPath = path
         namespacePath = []
         configuration = Locked(StoreConfiguration())
-        state = StoreState(limits: limits, permissions: permissions)
+        state = StoreState(rootPath: path, limits: limits, permissions: permissions)
     }
 
     private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>, state: StoreState) {
@@ -235,11 +235,14 @@ public final class ArchiveStore: Sendable {
     ///   `.sizeLimit` for a file or value beyond ``unarchiverOptions``; `.io` when the file
     ///   cannot be read.
     public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard let (record, root) = try record(forKey: key, configuration: configuration.withLock { $0 }) else {
+        let configuration = configuration.withLock { $0 }
+        if let hit = try memoryHit(type, forKey: key, configuration: configuration) { return hit }
+        guard let (record, _, status) = try record(forKey: key, configuration: configuration) else {
             return nil
         }
         let value = try record.decodeValue(type)
-        self.record([journalRecord(.used, key: key)], root: root)
+        noteUse(of: key)
+        keepInMemory(forKey: key, record: record, status: status, value: value)
         return value
     }
 
@@ -337,6 +340,7 @@ public final class ArchiveStore: Sendable {
             defer { withExtendedLifetime(lock) {} }
             guard let directory = try subdirectories(from: root, creating: false) else { return }
             removed = try directory.removeFile(StoreFileName.keyFileName(for: key)) ? directory : nil
+            forgetInMemory(key)
             if removed != nil { record([journalRecord(.removed, key: key)], root: root) }
         }
         try removed?.sync()
@@ -365,6 +369,8 @@ public final class ArchiveStore: Sendable {
             chain.append(next)
         }
         try Self.removeEverything(in: chain[chain.count - 1])
+        let relative = relativeDirectory
+        state.memory.withLock { $0.removeAll(under: relative) }
         record(
             [StoreJournal.Record(
                 kind: .cleared, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
@@ -392,6 +398,7 @@ public final class ArchiveStore: Sendable {
         try Self.removeExpired(
             in: directory, relative: relativeDirectory, now: Date(), configuration: configuration.withLock { $0 },
             removed: &removed)
+        for record in removed { state.memory.withLock { $0.remove(record.path) } }
         record(removed, root: root)
     }
 
@@ -406,10 +413,13 @@ public final class ArchiveStore: Sendable {
     /// none or it expired (an expired one is deleted, see ``load(_:forKey:)``).
     ///
     /// - Throws: as ``load(_:forKey:)``, for a file that cannot be read or is not `key`'s.
-    func record(forKey key: String, configuration: StoreConfiguration) throws -> (StoreRecord, root: Directory)? {
+    func record(
+        forKey key: String, configuration: StoreConfiguration
+    ) throws -> (StoreRecord, root: Directory, status: stat)? {
         let fileName = StoreFileName.keyFileName(for: key)
         guard let (root, directory) = try openDirectories(creating: false),
-            let data = try directory.readFile(fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
+            let (data, status) = try directory.readFileAndStatus(
+                fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
         else { return nil }
         let record = try StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
         try record.check(key: key, hashedName: StoreFileName.isHashed(fileName))
@@ -417,7 +427,7 @@ public final class ArchiveStore: Sendable {
             deleteIfExpired(key, fileName, in: directory, root: root, configuration: configuration)
             return nil
         }
-        return (record, root)
+        return (record, root, status)
     }
 
     /// The root directory and this store's directory; nil when one of them does not exist and
@@ -489,11 +499,18 @@ public final class ArchiveStore: Sendable {
             }
             directory = opened
             var announced = journalRecord(.saving, key: key, size: content.count, expires: expires)
-            StoreJournal.append([announced], in: root, mode: UInt32(state.permissions.fileMode))
-            try directory.replaceFile(
+            StoreJournal.append(state.takePendingUses() + [announced], in: root, mode: UInt32(state.permissions.fileMode))
+            forgetInMemory(key)
+            let written = try directory.replaceFile(
                 fileName, with: content, temporaryName: temporaryFileName(), mode: UInt32(state.permissions.fileMode))
             announced.kind = .saved
             record([announced], root: root)
+            // Kept in memory only if the file in place is still this save's (same inode).
+            if state.keepsValuesInMemory, let status = try? directory.status(of: fileName),
+                status.st_ino == written.st_ino, status.st_dev == written.st_dev
+            {
+                keepInMemory(forKey: key, content: .archive(content), status: status, expires: expires)
+            }
         }
         try directory.sync()
         return root
@@ -520,6 +537,7 @@ public final class ArchiveStore: Sendable {
             let stored = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration),
             stored.isExpired(at: Date())
         else { return }
+        forgetInMemory(key)
         if (try? directory.removeFile(fileName)) == true {
             record([journalRecord(.expired, key: key, size: data.count, expires: stored.expires)], root: root)
             try? directory.sync()

@@ -15,7 +15,7 @@ import PropertyList
 struct StoreRecord {
     private let unarchiver: KeyedUnarchiver
     /// The file's bytes.
-    private let data: Data
+    let data: Data
     /// The file's path, for error messages.
     let path: String
     /// The key the file says it holds; nil for a plain keyed archive put there by hand.

@@ -66,6 +66,11 @@ extension Directory {
     /// - Throws: `ArchiveError` `.sizeLimit` for a file of more than `maximumSize` bytes (before
     ///   reading it), `.io` when it cannot be opened or read or is not a regular file.
     func readFile(_ name: String, maximumSize: Int) throws -> Data? {
+        try readFileAndStatus(name, maximumSize: maximumSize)?.data
+    }
+
+    /// ``readFile(_:maximumSize:)``, with the status of the file read (from the same descriptor).
+    func readFileAndStatus(_ name: String, maximumSize: Int) throws -> (data: Data, status: stat)? {
         let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         if file < 0 {
             if errno == ENOENT { return nil }
@@ -77,9 +82,10 @@ extension Directory {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
         }
-        return try Directory.readToEnd(
+        let data = try Directory.readToEnd(
             file, expectedSize: Int(info.st_size), maximumSize: maximumSize, path: path(of: name),
             tooLarge: { tooLarge(name, size: $0, maximumSize) })
+        return (data, info)
     }
 
     @inline(never)

@@ -4,8 +4,8 @@
 /// Built once per store instance from a scan of the directories, then kept current from the
 /// ``StoreJournal``, which every process using the store appends to. Eviction takes its victims
 /// from the front of the order.
-struct StoreIndex {
-    struct Entry {
+struct StoreIndex: Sendable {
+    struct Entry: Sendable {
         /// The directory relative to the root (`""`, `ns-a`, `ns-a/ns-b`).
         var directory: String
         var fileName: String
@@ -14,13 +14,10 @@ struct StoreIndex {
         /// Bytes on disk; during a save, the larger of the old and the new size.
         var size: Int
         var expires: Double?
-        /// Seconds since 2001 of the last save or load.
+        /// Seconds since 2001 of the last save or load (the order's time; set by the index).
         var lastUse: Double
         /// A save announced its rename and has not confirmed it: the file may not be there.
         var pending: Bool
-        /// Neighbours in the order of use (slots), kept by the index.
-        var previous = -1
-        var next = -1
 
         var path: String { StoreJournal.path(directory: directory, fileName: fileName) }
 
@@ -30,12 +27,7 @@ struct StoreIndex {
         }
     }
 
-    private var slots: [Entry?] = []
-    private var freeSlots: [Int] = []
-    private var slotByPath: [String: Int] = [:]
-    /// Least recently used first.
-    private var head = -1
-    private var tail = -1
+    private var order = RecencyList<Entry>()
     private(set) var totalBytes = 0
     /// No entry expires before this (a lower bound, raised by each scan for expired entries).
     private var nextExpiry = Double.infinity
@@ -46,34 +38,23 @@ struct StoreIndex {
     var journalIdentity: StoreJournal.Identity?
     var journalOffset = 0
 
-    var count: Int { slotByPath.count }
+    var count: Int { order.count }
 
-    func entry(at path: String) -> Entry? {
-        slotByPath[path].flatMap { slots[$0] }
-    }
+    func entry(at path: String) -> Entry? { order[path] }
 
     /// Every entry, least recently used first.
-    var entriesByUse: [Entry] {
-        var result: [Entry] = []
-        result.reserveCapacity(count)
-        var slot = head
-        while slot >= 0, let entry = slots[slot] {
-            result.append(entry)
-            slot = entry.next
-        }
-        return result
-    }
+    var entriesByUse: [Entry] { order.elementsByUse.map(\.element) }
 
     /// The entries of one directory (not of the namespaces inside it).
     func entries(in directory: String) -> [Entry] {
-        slots.compactMap { $0 }.filter { $0.directory == directory }
+        order.elements.filter { $0.directory == directory }
     }
 
     /// The entries of a directory and of every namespace inside it.
     func entries(under directory: String) -> [Entry] {
-        if directory.isEmpty { return slots.compactMap { $0 } }
+        if directory.isEmpty { return Array(order.elements) }
         let prefix = directory + "/"
-        return slots.compactMap { $0 }.filter { $0.directory == directory || $0.directory.hasPrefix(prefix) }
+        return order.elements.filter { $0.directory == directory || $0.directory.hasPrefix(prefix) }
     }
 
     mutating func removeAllEntries() {
@@ -82,47 +63,25 @@ struct StoreIndex {
 
     // MARK: Changes
 
-    /// Records a save or load: the entry moves to the back of the order.
+    /// Records a save (or a scan's find), used at `entry.lastUse`.
     mutating func put(_ entry: Entry) {
-        var entry = entry
-        if let slot = slotByPath[entry.path] {
-            unlink(slot)
-            totalBytes -= slots[slot]!.size
-            totalBytes += entry.size
-            entry.previous = -1
-            entry.next = -1
-            slots[slot] = entry
-            append(slot)
-        } else {
-            let slot: Int
-            if let free = freeSlots.popLast() {
-                slot = free
-                slots[slot] = entry
-            } else {
-                slot = slots.count
-                slots.append(entry)
-            }
-            slotByPath[entry.path] = slot
-            totalBytes += entry.size
-            append(slot)
-        }
+        let old = order.put(entry, at: entry.path, time: entry.lastUse)
+        totalBytes += entry.size - (old?.size ?? 0)
+        let time = order.time(of: entry.path) ?? entry.lastUse
+        order.update(entry.path) { $0.lastUse = time }
         if let expires = entry.expires { nextExpiry = min(nextExpiry, expires) }
     }
 
-    /// Marks the entry used at `time` (moved to the back); nothing for an unknown path.
+    /// Marks the entry used at `time`; nothing for an unknown path.
     mutating func touch(_ path: String, at time: Double) {
-        guard let slot = slotByPath[path] else { return }
-        unlink(slot)
-        slots[slot]!.lastUse = max(slots[slot]!.lastUse, time)
-        append(slot)
+        order.touch(path, at: time)
+        guard let time = order.time(of: path) else { return }
+        order.update(path) { $0.lastUse = time }
     }
 
     @discardableResult
     mutating func remove(_ path: String) -> Entry? {
-        guard let slot = slotByPath.removeValue(forKey: path), let entry = slots[slot] else { return nil }
-        unlink(slot)
-        slots[slot] = nil
-        freeSlots.append(slot)
+        guard let entry = order.remove(path) else { return nil }
         totalBytes -= entry.size
         return entry
     }
@@ -160,9 +119,7 @@ struct StoreIndex {
     func isBeyond(_ limits: ArchiveStore.Limits, at now: Double) -> Bool {
         if let maximumCount = limits.maximumCount, count > maximumCount { return true }
         if let maximumBytes = limits.maximumBytes, totalBytes > maximumBytes { return true }
-        if let maximumAge = limits.maximumAge, head >= 0, let oldest = slots[head],
-            now - oldest.lastUse > maximumAge.seconds
-        {
+        if let maximumAge = limits.maximumAge, let oldest = order.oldest, now - oldest.time > maximumAge.seconds {
             return true
         }
         return nextExpiry <= now
@@ -176,57 +133,38 @@ struct StoreIndex {
         for limits: ArchiveStore.Limits, at now: Double, protecting protected: String?
     ) -> [(entry: Entry, expired: Bool)] {
         var chosen: [(entry: Entry, expired: Bool)] = []
-        var chosenSlots = Set<Int>()
+        var chosenPaths = Set<String>()
         var bytes = totalBytes
         var remaining = count
-        func choose(_ slot: Int, expired: Bool) {
-            guard let entry = slots[slot], !chosenSlots.contains(slot), entry.path != protected else { return }
-            chosenSlots.insert(slot)
+        func choose(_ entry: Entry, expired: Bool) {
+            let path = entry.path
+            guard path != protected, chosenPaths.insert(path).inserted else { return }
             chosen.append((entry, expired))
             bytes -= entry.size
             remaining -= 1
         }
         if nextExpiry <= now {
             var earliest = Double.infinity
-            for slot in slots.indices {
-                guard let entry = slots[slot], let expires = entry.expires else { continue }
-                if expires <= now, entry.path != protected { choose(slot, expired: true) } else { earliest = min(earliest, expires) }
+            for entry in order.elements {
+                guard let expires = entry.expires else { continue }
+                if expires <= now, entry.path != protected { choose(entry, expired: true) } else { earliest = min(earliest, expires) }
             }
             nextExpiry = earliest
         }
         if let maximumAge = limits.maximumAge?.seconds {
-            var slot = head
-            while slot >= 0, let entry = slots[slot], now - entry.lastUse > maximumAge {
-                choose(slot, expired: false)
-                slot = entry.next
+            order.forEachByUse { _, entry, time in
+                guard now - time > maximumAge else { return false }
+                choose(entry, expired: false)
+                return true
             }
         }
-        var slot = head
-        while slot >= 0, let entry = slots[slot],
-            limits.maximumCount.map({ remaining > $0 }) == true || limits.maximumBytes.map({ bytes > $0 }) == true
-        {
-            choose(slot, expired: false)
-            slot = entry.next
+        order.forEachByUse { _, entry, _ in
+            guard limits.maximumCount.map({ remaining > $0 }) == true || limits.maximumBytes.map({ bytes > $0 }) == true
+            else { return false }
+            choose(entry, expired: false)
+            return true
         }
         return chosen
-    }
-
-    // MARK: Order
-
-    private mutating func unlink(_ slot: Int) {
-        let previous = slots[slot]!.previous
-        let next = slots[slot]!.next
-        if previous >= 0 { slots[previous]!.next = next } else { head = next }
-        if next >= 0 { slots[next]!.previous = previous } else { tail = previous }
-        slots[slot]!.previous = -1
-        slots[slot]!.next = -1
-    }
-
-    private mutating func append(_ slot: Int) {
-        slots[slot]!.previous = tail
-        slots[slot]!.next = -1
-        if tail >= 0 { slots[tail]!.next = slot } else { head = slot }
-        tail = slot
     }
 }
 

@@ -1,3 +1,4 @@
+import KeyedArchive
 import Synchronization
 
 /// What the root store and every namespace made from it share besides the configuration: the
@@ -7,9 +8,38 @@ final class StoreState: Sendable {
     let permissions: ArchiveStore.Permissions
     /// Held only for work in memory and on the journal, never while waiting for the file lock.
     let index = Mutex(StoreIndex())
+    /// The memory tier (of capacity zero, unused, unless ``ArchiveStore/Limits/memoryBytes`` asks
+    /// for one). Not an optional: a `Mutex` must stay where it was made, and an optional one can
+    /// be moved into a temporary to be unwrapped.
+    let memory: Mutex<MemoryTier>
+    /// Whether the store keeps values in memory.
+    let keepsValuesInMemory: Bool
+    /// Uses (hits in the memory tier) not yet written to the journal: written with the next
+    /// save, trim, eviction or load from disk, every ``usesPerWrite`` uses, and when the store
+    /// goes away. Until then other instances and processes do not see them.
+    let pendingUses = Mutex<[StoreJournal.Record]>([])
+    static let usesPerWrite = 64
+    let rootPath: String
 
-    init(limits: ArchiveStore.Limits, permissions: ArchiveStore.Permissions) {
+    init(rootPath: String, limits: ArchiveStore.Limits, permissions: ArchiveStore.Permissions) {
+        self.rootPath = rootPath
         self.limits = limits
         self.permissions = permissions
+        memory = Mutex(MemoryTier(capacity: limits.memoryBytes ?? 0))
+        keepsValuesInMemory = (limits.memoryBytes ?? 0) > 0
+    }
+
+    deinit {
+        let uses = pendingUses.withLock { $0 }
+        guard !uses.isEmpty, let root = try? Directory.open(path: rootPath) else { return }
+        StoreJournal.append(uses, in: root, mode: UInt32(permissions.fileMode))
+    }
+
+    /// Takes the uses not yet written, to write them before other records.
+    func takePendingUses() -> [StoreJournal.Record] {
+        pendingUses.withLock { uses in
+            defer { uses.removeAll() }
+            return uses
+        }
     }
 }

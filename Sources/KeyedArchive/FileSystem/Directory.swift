@@ -83,7 +83,9 @@ package final class Directory {
     ///
     /// - Parameter mode: The file's exact permissions (whatever the umask); nil for
     ///   ``fileMode`` less the umask.
-    package func createDurableFile(_ name: String, content: Data, mode: UInt32? = nil) throws {
+    /// - Returns: The new file's status (its inode stays the same through a rename).
+    @discardableResult
+    package func createDurableFile(_ name: String, content: Data, mode: UInt32? = nil) throws -> stat {
         let file = retryingInterrupts {
             openat(
                 descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -98,6 +100,10 @@ package final class Directory {
         if failure == nil, !Directory.flushToDisk(file) {
             failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
         }
+        var status = stat()
+        if failure == nil, fstat(file, &status) != 0 {
+            failure = ArchiveError.io(errno: errno, "inspect", path: path(of: name))
+        }
         if close(file) != 0, failure == nil, errno != EINTR {
             failure = ArchiveError.io(errno: errno, "close", path: path(of: name))
         }
@@ -105,6 +111,7 @@ package final class Directory {
             _ = unlinkat(descriptor, name, 0)
             throw failure
         }
+        return status
     }
 
     /// Atomically replaces `target` with `source` (both entries of this directory).
@@ -117,14 +124,18 @@ package final class Directory {
     /// Replaces the file `name` with `content`: a new file `temporaryName` written and flushed to
     /// disk, then renamed over `name`. A failure leaves the old file as it was (and no temporary
     /// file). The rename is durable once ``sync()`` returns.
-    package func replaceFile(_ name: String, with content: Data, temporaryName: String, mode: UInt32? = nil) throws {
-        try createDurableFile(temporaryName, content: content, mode: mode)
+    ///
+    /// - Returns: The status of the file written (taken before the rename).
+    @discardableResult
+    package func replaceFile(_ name: String, with content: Data, temporaryName: String, mode: UInt32? = nil) throws -> stat {
+        let status = try createDurableFile(temporaryName, content: content, mode: mode)
         do {
             try rename(temporaryName, to: name)
         } catch {
             _ = try? removeFile(temporaryName)
             throw error
         }
+        return status
     }
 
     /// Removes the file `name`. Returns false if it did not exist.
