@@ -192,6 +192,11 @@ public final class ArchiveStore: Sendable {
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) throws {
         let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.seconds) }
         let content = try StoreRecord.encode(value, key: key, expires: expires)
+        try store(content, forKey: key, expires: expires)
+    }
+
+    /// Writes an encoded stored file under `key` and applies the limits.
+    func store(_ content: Data, forKey key: String, expires: Date?) throws {
         let root = try write(content, forKey: key, expires: expires?.timeIntervalSinceReferenceDate)
         if state.limits.limitsDisk {
             let path = StoreJournal.path(directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key))
@@ -235,6 +240,11 @@ public final class ArchiveStore: Sendable {
     ///   `.sizeLimit` for a file or value beyond ``unarchiverOptions``; `.io` when the file
     ///   cannot be read.
     public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        try loadNow(type, forKey: key)
+    }
+
+    /// ``load(_:forKey:)``, named apart from its `async` form.
+    func loadNow<T>(_ type: T.Type, forKey key: String) throws -> T? {
         let configuration = configuration.withLock { $0 }
         if let hit = try memoryHit(type, forKey: key, configuration: configuration) { return hit }
         guard let (record, _, status) = try record(forKey: key, configuration: configuration) else {
@@ -332,6 +342,11 @@ public final class ArchiveStore: Sendable {
     /// - Parameter key: The key whose file is deleted (a damaged file under it too).
     /// - Throws: `ArchiveError` `.io` when the file cannot be removed.
     public func remove(forKey key: String) throws {
+        try removeNow(forKey: key)
+    }
+
+    /// ``remove(forKey:)``, named apart from its `async` form.
+    func removeNow(forKey key: String) throws {
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
         let removed: Directory?

@@ -23,14 +23,14 @@ struct ExpiryTests {
 
     @Test func valueExpiresAfterItsDuration() async throws {
         let fixture = try StoreFixture()
-        try fixture.store.save("fresh", forKey: "feed", expiresAfter: .milliseconds(300))
-        try fixture.store.save("forever", forKey: "other")
-        #expect(try fixture.store.load(String.self, forKey: "feed") == "fresh")
+        try await fixture.store.save("fresh", forKey: "feed", expiresAfter: .milliseconds(300))
+        try await fixture.store.save("forever", forKey: "other")
+        #expect(try await fixture.store.load(String.self, forKey: "feed") == "fresh")
         #expect(fixture.store.contains("feed"))
         try await Task.sleep(for: .milliseconds(450))
         #expect(!fixture.store.contains("feed"))
-        #expect(try fixture.store.load(String.self, forKey: "feed") == nil)
-        #expect(try fixture.store.load(String.self, forKey: "other") == "forever")
+        #expect(try await fixture.store.load(String.self, forKey: "feed") == nil)
+        #expect(try await fixture.store.load(String.self, forKey: "other") == "forever")
     }
 
     @Test func savingAgainWithoutExpiryKeepsTheValue() throws {

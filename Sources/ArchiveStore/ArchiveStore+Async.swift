@@ -1,0 +1,45 @@
+import Foundation
+import KeyedArchive
+
+/// `async` forms of the calls that touch the disk, for callers that must not wait for `fsync`
+/// on their actor (the main actor above all).
+///
+/// The value is archived on the caller's actor (archiving reads it, and it may belong to that
+/// actor); the file work — writing, flushing, renaming, reading — runs on the global concurrent
+/// executor, and a load decodes there into a new value handed back to the caller.
+///
+/// ```swift
+/// @MainActor func saveDraft() async throws {
+///     try await store.save(draft, forKey: "draft")      // the UI keeps running during fsync
+/// }
+/// ```
+extension ArchiveStore {
+    /// ``save(_:forKey:expiresAfter:)`` with the file work off the caller's actor.
+    public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) async throws {
+        let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.seconds) }
+        let content = try StoreRecord.encode(value, key: key, expires: expires)
+        try await Self.offTheCallersActor { try self.store(content, forKey: key, expires: expires) }
+    }
+
+    /// ``load(_:forKey:)`` with the file work and the decoding off the caller's actor.
+    public func load<T>(_ type: T.Type, forKey key: String) async throws -> sending T? {
+        try await Self.loadOffTheCallersActor(type, forKey: key, from: self)
+    }
+
+    /// ``remove(forKey:)`` with the file work off the caller's actor.
+    public func remove(forKey key: String) async throws {
+        try await Self.offTheCallersActor { try self.removeNow(forKey: key) }
+    }
+
+    @concurrent
+    private static func offTheCallersActor(_ body: @Sendable () throws -> Void) async throws {
+        try body()
+    }
+
+    @concurrent
+    private static func loadOffTheCallersActor<T>(
+        _ type: T.Type, forKey key: String, from store: ArchiveStore
+    ) async throws -> sending T? {
+        try store.loadNow(type, forKey: key)
+    }
+}

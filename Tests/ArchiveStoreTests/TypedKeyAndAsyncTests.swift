@@ -1,0 +1,75 @@
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import Testing
+
+extension ArchiveStore.Key {
+    static var theme: ArchiveStore.Key<String> { .init("theme", default: "light") }
+    static var fontSize: ArchiveStore.Key<Int> { .init("fontSize", default: 14) }
+    static var recent: ArchiveStore.Key<[String]> { .init("recent", default: []) }
+    static var item: ArchiveStore.Key<FeedItem?> { .init("item", default: nil) }
+}
+
+@Suite("ArchiveStore typed keys and async calls")
+struct TypedKeyAndAsyncTests {
+    @Test func aKeyReadsItsDefaultUntilSetAndAfterRemoval() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        #expect(store[.theme] == "light")
+        #expect(store[.recent] == [])
+        #expect(try store.value(for: .fontSize) == 14)
+        try store.set("dark", for: .theme)
+        try store.set(["a", "b"], for: .recent)
+        try store.set(FeedItem(id: 1, title: "t", score: 0.5), for: .item)
+        #expect(store[.theme] == "dark")
+        #expect(store[.recent] == ["a", "b"])
+        #expect(store[.item] == FeedItem(id: 1, title: "t", score: 0.5))
+        #expect(try store.load(String.self, forKey: "theme") == "dark")  // an ordinary stored value
+        try store.remove(.theme)
+        #expect(store[.theme] == "light")
+    }
+
+    @Test func aValueOfAnotherTypeReadsAsTheDefaultOrThrows() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.save("not a number", forKey: "fontSize")
+        #expect(store[.fontSize] == 14)
+        let error = expectArchiveError(.typeMismatch) { _ = try store.value(for: .fontSize) }
+        #expect(error?.reason.contains("key-font^size.archive") == true, "\(String(describing: error))")
+    }
+
+    @Test func anExpiredValueReadsAsTheDefault() async throws {
+        let fixture = try StoreFixture()
+        try await fixture.store.save("dark", forKey: "theme", expiresAfter: .milliseconds(50))
+        #expect(fixture.store[.theme] == "dark")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(fixture.store[.theme] == "light")
+    }
+
+    @MainActor
+    @Test func asyncCallsFromTheMainActorSaveLoadAndRemove() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let profile = Profile(name: "Ada", phone: "1", tags: ["x"])
+        try await store.save(profile, forKey: "p")
+        let loaded = try await store.load(Profile.self, forKey: "p")
+        #expect(loaded == profile)
+        #expect(loaded !== profile)
+        try await store.remove(forKey: "p")
+        #expect(try await store.load(Profile.self, forKey: "p") == nil)
+        // An unencodable value fails on the caller's side, before any file work.
+        await #expect(throws: ArchiveError.self) { try await store.save(NotArchivable(), forKey: "bad") }
+        #expect(!store.contains("bad"))
+    }
+
+    @Test func manyAsyncSavesAtOnceAllLand() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<40 { group.addTask { try await store.save([i, i], forKey: "k\(i)") } }
+            try await group.waitForAll()
+        }
+        for i in 0..<40 { #expect(try await store.load([Int].self, forKey: "k\(i)") == [i, i]) }
+        #expect(store.count == 40)
+    }
+}
