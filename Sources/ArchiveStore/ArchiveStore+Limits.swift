@@ -105,9 +105,9 @@ extension ArchiveStore {
     /// ``Limits/maximumAge``, then the least recently used until the store is within its limits.
     ///
     /// Also checks the index against the folders (values added or removed by hand, or by a
-    /// process killed mid-save, are taken into account) and deletes the temporary files of
-    /// killed saves. A store without limits only loses its expired values. Holds the store's
-    /// exclusive lock while it removes.
+    /// process killed mid-save, are taken into account), rewrites the journal from it, and
+    /// deletes the temporary files of killed saves. A store without limits only loses its
+    /// expired values. Holds the store's exclusive lock while it works.
     ///
     /// - Throws: `ArchiveError` `.io` when a folder cannot be read.
     public func trim() throws {
@@ -116,9 +116,10 @@ extension ArchiveStore {
         defer { withExtendedLifetime(lock) {} }
         StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
         try state.index.withLock { index in
-            try catchUp(&index, root: root, rescan: true)
+            try catchUp(&index, root: root, rescan: true, holdingExclusiveLock: true)
             try Self.sweepTemporaryFiles(in: root)
-            try evict(&index, root: root, protecting: nil, limits: state.limits)
+            evict(&index, root: root, protecting: nil, limits: state.limits)
+            compact(&index, root: root, holdingExclusiveLock: true)
         }
     }
 
@@ -151,17 +152,29 @@ extension ArchiveStore {
     }
 
     /// Brings the index up to date: reads what the journal gained, and on first use (or when the
-    /// journal is missing or damaged, or `rescan`) reconciles it with the folders.
-    func catchUp(_ index: inout StoreIndex, root: Directory, rescan: Bool) throws {
-        var damaged = !tail(&index, root: root)
-        if !index.isLoaded || damaged || rescan {
+    /// journal was replaced by one not written by a compaction, is damaged, or `rescan`)
+    /// reconciles it with the folders.
+    ///
+    /// A damaged journal hides every record after the damage, so it is repaired at once: under
+    /// the exclusive lock (taken here if it is free and not already held), the folders are
+    /// scanned and the journal rewritten from the scan.
+    func catchUp(_ index: inout StoreIndex, root: Directory, rescan: Bool, holdingExclusiveLock: Bool = false) throws {
+        let damaged = !tail(&index, root: root)
+        guard !index.isLoaded || damaged || rescan else { return }
+        var lock: StoreLock?
+        if damaged, !holdingExclusiveLock {
+            lock = StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode)
+        }
+        try withExtendedLifetime(lock) {
             try reconcile(&index, root: root)
             // Records appended while the folders were read.
-            damaged = !tail(&index, root: root) || damaged
+            tail(&index, root: root)
             index.isLoaded = true
             // A journal to repair, or none while there are values (written by a store before
             // journals, or deleted): write one. An empty store without one stays untouched.
-            if damaged || (index.journalIdentity == nil && index.count > 0) { compact(&index, root: root) }
+            if damaged || (index.journalIdentity == nil && index.count > 0) {
+                compact(&index, root: root, holdingExclusiveLock: holdingExclusiveLock || lock != nil)
+            }
         }
     }
 
@@ -179,8 +192,9 @@ extension ArchiveStore {
             return true
         }
         if contents.restarted {
-            // Another file: a compaction's snapshot replaced the records read so far.
-            let loaded = index.isLoaded
+            // Another file. A compaction's snapshot replaces the records read so far; a journal
+            // started afresh (the old one deleted) says nothing of the values before it.
+            let loaded = index.isLoaded && contents.compacted
             index.removeAllEntries()
             index.isLoaded = loaded
         }
@@ -241,16 +255,31 @@ extension ArchiveStore {
         }
     }
 
-    /// Rewrites the journal as a snapshot of the index when no one else holds the lock.
-    func compact(_ index: inout StoreIndex, root: Directory) {
-        guard let lock = StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode) else { return }
+    /// Rewrites the journal as a snapshot of the index, under the exclusive lock (taken if it is
+    /// free; given up otherwise). Entries of saves that never confirmed their rename are checked
+    /// against the folders first.
+    func compact(_ index: inout StoreIndex, root: Directory, holdingExclusiveLock: Bool = false) {
+        let lock = holdingExclusiveLock ? nil : StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode)
+        guard holdingExclusiveLock || lock != nil else { return }
         defer { withExtendedLifetime(lock) {} }
         // Under the exclusive lock nothing is being saved: read the last records first.
-        tail(&index, root: root)
-        let records = index.entriesByUse.map { entry in
-            StoreJournal.Record(
-                kind: .snapshot, time: entry.lastUse, size: entry.size, expires: entry.expires,
-                directory: entry.directory, fileName: entry.fileName, key: entry.key ?? "")
+        guard tail(&index, root: root) else { return }  // damaged since: the next catch-up repairs it
+        var records: [StoreJournal.Record] = []
+        for entry in index.entriesByUse {
+            var entry = entry
+            if entry.pending {
+                guard let folder = try? Self.open(relative: entry.directory, in: root),
+                    let status = try? folder.status(of: entry.fileName), status.st_mode & S_IFMT == S_IFREG
+                else {
+                    index.remove(entry.path)
+                    continue
+                }
+                entry.size = Int(status.st_size)
+            }
+            records.append(
+                StoreJournal.Record(
+                    kind: .snapshot, time: entry.lastUse, size: entry.size, expires: entry.expires,
+                    directory: entry.directory, fileName: entry.fileName, key: entry.key ?? ""))
         }
         guard
             (try? StoreJournal.rewrite(
@@ -258,52 +287,70 @@ extension ArchiveStore {
         else { return }
         // Follow the new file from its end: its snapshot is this index.
         if let contents = StoreJournal.read(in: root, from: 0, identity: nil) {
+            index.removeAllEntries()
+            for record in contents.parsed.records { index.apply(record) }
+            index.isLoaded = true
             index.journalIdentity = contents.identity
             index.journalOffset = contents.parsed.end
         }
     }
 
-    /// After a save: when the store is past its limits, removes what ``StoreIndex/victims(for:at:protecting:)``
-    /// chooses, under the exclusive lock.
-    func enforceLimits(root: Directory, protecting path: String) throws {
-        let limits = state.limits
-        let now = Date().timeIntervalSinceReferenceDate
-        let beyond = try state.index.withLock { index in
+    /// Compacts the journal if a record written under a lock found it due.
+    func compactIfDue() {
+        guard state.compactionDue.exchange(false, ordering: .relaxed),
+            let root = try? Directory.open(path: rootPath)
+        else { return }
+        try? state.index.withLock { index in
             try catchUp(&index, root: root, rescan: false)
-            return index.isBeyond(limits, at: now)
-        }
-        guard beyond else { return }
-        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
-        defer { withExtendedLifetime(lock) {} }
-        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
-        try state.index.withLock { index in
-            tail(&index, root: root)
-            try evict(&index, root: root, protecting: path, limits: limits)
+            compact(&index, root: root)
         }
     }
 
-    /// Removes the victims of `limits` (the caller holds the exclusive lock) and records them.
-    private func evict(_ index: inout StoreIndex, root: Directory, protecting path: String?, limits: Limits) throws {
+    /// After a save: when the store is past its limits, removes what
+    /// ``StoreIndex/victims(for:at:protecting:)`` chooses, under the exclusive lock.
+    ///
+    /// Best effort: the save is done and durable whatever happens here; a removal that fails
+    /// (a folder that cannot be read or a file that cannot be deleted) is left for the next
+    /// save or ``trim()``.
+    func enforceLimits(root: Directory, protecting path: String) {
+        let limits = state.limits
+        let now = Date().timeIntervalSinceReferenceDate
+        let beyond = (try? state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            return index.isBeyond(limits, at: now)
+        }) ?? false
+        guard beyond, let lock = try? StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
+        else { return }
+        defer { withExtendedLifetime(lock) {} }
+        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
+        try? state.index.withLock { index in
+            // Damage hides what other processes saved since: repair first (the lock is held).
+            try catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
+            evict(&index, root: root, protecting: path, limits: limits)
+        }
+    }
+
+    /// Removes the victims of `limits` (the caller holds the exclusive lock) and records each
+    /// removal as it is made. A file that cannot be removed is skipped.
+    private func evict(_ index: inout StoreIndex, root: Directory, protecting path: String?, limits: Limits) {
         let now = Date().timeIntervalSinceReferenceDate
         let victims = index.victims(for: limits, at: now, protecting: path)
         guard !victims.isEmpty else { return }
-        var records: [StoreJournal.Record] = []
+        let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]
+        var changed: Set<String> = []
         for (entry, expired) in victims {
-            let folder: Directory
-            if let open = folders[entry.directory] {
-                folder = open
-            } else {
-                guard let open = try Self.open(relative: entry.directory, in: root) else {
-                    index.remove(entry.path)
-                    continue
-                }
-                folders[entry.directory] = open
-                folder = open
+            guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName, kind: .evicted) else {
+                index.remove(entry.path)
+                continue
             }
+            guard let folder = folders[entry.directory] ?? (try? Self.open(relative: entry.directory, in: root)) else {
+                index.remove(entry.path)  // its folder is gone, and the file with it
+                continue
+            }
+            folders[entry.directory] = folder
             if expired {
                 // The index's expiry is the one the file was saved with; check it before deleting.
-                let configuration = configuration.withLock { $0 }
                 guard
                     let data = try? folder.readFile(
                         entry.fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
@@ -311,13 +358,16 @@ extension ArchiveStore {
                     stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
                 else { continue }
             }
-            _ = try folder.removeFile(entry.fileName)
+            guard let removed = try? folder.removeFile(entry.fileName) else { continue }
             state.memory.withLock { $0.remove(entry.path) }
-            records.append(record(of: entry, kind: expired ? .expired : .evicted, at: now))
+            index.remove(entry.path)
+            if removed { changed.insert(entry.directory) }
+            StoreJournal.append(
+                [record(of: entry, kind: expired ? .expired : .evicted, at: now)], in: root,
+                mode: UInt32(state.permissions.fileMode))
         }
-        StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode))
+        for directory in changed { try? folders[directory]?.sync() }
         tail(&index, root: root)
-        for record in records { index.remove(record.path) }
     }
 
     /// Deletes the temporary files of killed saves in `directory` and the namespaces inside it
@@ -351,16 +401,15 @@ extension ArchiveStore {
     }
 
     /// Appends `records` to the journal (best effort, see ``StoreJournal/append(_:in:mode:)``),
-    /// compacting it when it has grown well past its snapshot.
+    /// and marks a compaction due once the journal has grown well past its snapshot (done by
+    /// ``compactIfDue()`` once the caller's locks are released).
     func record(_ records: [StoreJournal.Record], root: Directory) {
-        guard let length = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode)),
+        guard !records.isEmpty,
+            let length = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode)),
             length > StoreJournal.compactionThreshold,
-            let snapshot = StoreJournal.snapshotLength(in: root), length > 3 * snapshot
+            let snapshot = StoreJournal.snapshotLength(in: root), length / 3 > snapshot
         else { return }
-        try? state.index.withLock { index in
-            try catchUp(&index, root: root, rescan: false)
-            compact(&index, root: root)
-        }
+        state.compactionDue.store(true, ordering: .relaxed)
     }
 
     /// The folder at `relative` (`ns-a/ns-b`) inside `root`, without following links; nil if gone.
@@ -401,6 +450,7 @@ extension ArchiveStore {
             return uses
         }
         if !batch.isEmpty, let root = try? Directory.open(path: rootPath) { record(batch, root: root) }
+        compactIfDue()
     }
 
     /// The path of `key`'s file relative to the root.

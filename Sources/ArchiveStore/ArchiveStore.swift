@@ -200,8 +200,9 @@ public final class ArchiveStore: Sendable {
         let root = try write(content, forKey: key, expires: expires?.timeIntervalSinceReferenceDate)
         if state.limits.limitsDisk {
             let path = StoreJournal.path(directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key))
-            try enforceLimits(root: root, protecting: path)
+            enforceLimits(root: root, protecting: path)
         }
+        compactIfDue()
     }
 
     /// Saves `value` under its type's archive class name (one value per model type).
@@ -301,7 +302,25 @@ public final class ArchiveStore: Sendable {
     /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
     public var keys: [String] {
         guard let entries = try? liveEntries(under: false) else { return [] }
-        return entries.compactMap(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var keys: [String] = []
+        var unnamed: [String] = []
+        for entry in entries {
+            if let key = entry.key { keys.append(key) } else { unnamed.append(entry.fileName) }
+        }
+        if !unnamed.isEmpty, let (_, directory) = try? openDirectories(creating: false) {
+            // Hashed names whose keys the journal does not hold (very long keys): ask the files.
+            let configuration = configuration.withLock { $0 }
+            for name in unnamed {
+                guard
+                    let data = try? directory.readFile(
+                        name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+                    let stored = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
+                    let key = stored.key, StoreFileName.keyFileName(for: key) == name
+                else { continue }
+                keys.append(key)
+            }
+        }
+        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The names of the namespaces directly inside this one, exactly as given to
@@ -347,6 +366,7 @@ public final class ArchiveStore: Sendable {
 
     /// ``remove(forKey:)``, named apart from its `async` form.
     func removeNow(forKey key: String) throws {
+        defer { compactIfDue() }
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
         let removed: Directory?
@@ -371,6 +391,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Throws: `ArchiveError` `.io` when a file or directory cannot be removed.
     public func removeAll() throws {
+        defer { compactIfDue() }
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
@@ -404,6 +425,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Throws: `ArchiveError` `.io` when a directory cannot be read or a file removed.
     public func removeExpired() throws {
+        defer { compactIfDue() }
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
         else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
@@ -516,8 +538,15 @@ public final class ArchiveStore: Sendable {
             var announced = journalRecord(.saving, key: key, size: content.count, expires: expires)
             StoreJournal.append(state.takePendingUses() + [announced], in: root, mode: UInt32(state.permissions.fileMode))
             forgetInMemory(key)
-            let written = try directory.replaceFile(
-                fileName, with: content, temporaryName: temporaryFileName(), mode: UInt32(state.permissions.fileMode))
+            let written: stat
+            do {
+                written = try directory.replaceFile(
+                    fileName, with: content, temporaryName: temporaryFileName(), mode: UInt32(state.permissions.fileMode))
+            } catch {
+                // The announced save did not happen: tell the journal what is there instead.
+                record([recordOfFile(fileName, key: key, in: directory)], root: root)
+                throw error
+            }
             announced.kind = .saved
             record([announced], root: root)
             // Kept in memory only if the file in place is still this save's (same inode).
@@ -529,6 +558,17 @@ public final class ArchiveStore: Sendable {
         }
         try directory.sync()
         return root
+    }
+
+    /// A record of what the file of `key` holds now: `saved` with its size and expiry, or
+    /// `removed` when there is none (after a save that failed before its rename).
+    private func recordOfFile(_ fileName: String, key: String, in directory: Directory) -> StoreJournal.Record {
+        let configuration = configuration.withLock { $0 }
+        guard let (data, status) = try? directory.readFileAndStatus(
+            fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
+        else { return journalRecord(.removed, key: key) }
+        let stored = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
+        return journalRecord(.saved, key: key, size: Int(status.st_size), expires: stored?.expires)
     }
 
     /// `.tmp-<pid>-<count>-<random>`: unique among the threads and processes saving here.

@@ -18,20 +18,25 @@ extension Directory {
     /// - Returns: nil when it does not exist and `create` is false.
     /// `mode` is the exact mode of a directory it creates.
     func subdirectory(_ name: String, create: Bool, mode: UInt16 = 0o700) throws -> Directory? {
+        var created = false
         while true {
             let opened = retryingInterrupts {
                 openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
-            if opened >= 0 { return Directory(descriptor: opened, path: path(of: name)) }
+            if opened >= 0 {
+                let directory = Directory(descriptor: opened, path: path(of: name))
+                if created, fchmod(opened, mode_t(mode)) != 0 {
+                    throw ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
+                }
+                return directory
+            }
             let number = errno
             guard number == ENOENT, create else {
                 if number == ENOENT { return nil }
                 throw ArchiveError.io(errno: number, "open the namespace directory", path: path(of: name))
             }
             if mkdirat(descriptor, name, mode_t(mode)) == 0 {
-                if fchmodat(descriptor, name, mode_t(mode), 0) != 0 {
-                    throw ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
-                }
+                created = true
             } else if errno != EEXIST {
                 throw ArchiveError.io(errno: errno, "create the namespace directory", path: path(of: name))
             }

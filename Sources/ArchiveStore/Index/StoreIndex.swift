@@ -66,7 +66,8 @@ struct StoreIndex: Sendable {
     /// Records a save (or a scan's find), used at `entry.lastUse`.
     mutating func put(_ entry: Entry) {
         let old = order.put(entry, at: entry.path, time: entry.lastUse)
-        totalBytes += entry.size - (old?.size ?? 0)
+        // Saturating: sizes come from a journal another process wrote.
+        totalBytes = max(0, totalBytes.addingReportingOverflow(entry.size - (old?.size ?? 0)).partialValue)
         let time = order.time(of: entry.path) ?? entry.lastUse
         order.update(entry.path) { $0.lastUse = time }
         if let expires = entry.expires { nextExpiry = min(nextExpiry, expires) }
@@ -82,7 +83,7 @@ struct StoreIndex: Sendable {
     @discardableResult
     mutating func remove(_ path: String) -> Entry? {
         guard let entry = order.remove(path) else { return nil }
-        totalBytes -= entry.size
+        totalBytes = max(0, totalBytes - entry.size)
         return entry
     }
 
@@ -90,19 +91,27 @@ struct StoreIndex: Sendable {
         for entry in entries(under: directory) { remove(entry.path) }
     }
 
+    /// The key of a record: spelled by a reversible file name, else the one recorded (a hashed
+    /// name's key is left out of records when it is very long: nil, read from the file when listed).
+    private static func key(of record: StoreJournal.Record) -> String? {
+        if case .key(let spelled) = StoreFileName.classify(record.fileName) { return spelled }
+        return record.key.isEmpty ? nil : record.key
+    }
+
     /// Applies one journal record.
     mutating func apply(_ record: StoreJournal.Record) {
+        let key = Self.key(of: record)
         switch record.kind {
         case .saving:
             let old = entry(at: record.path)?.size ?? 0
             put(
                 Entry(
-                    directory: record.directory, fileName: record.fileName, key: record.key,
+                    directory: record.directory, fileName: record.fileName, key: key,
                     size: max(old, record.size), expires: record.expires, lastUse: record.time, pending: true))
         case .saved, .snapshot:
             put(
                 Entry(
-                    directory: record.directory, fileName: record.fileName, key: record.key, size: record.size,
+                    directory: record.directory, fileName: record.fileName, key: key, size: record.size,
                     expires: record.expires, lastUse: record.time, pending: false))
         case .used:
             touch(record.path, at: record.time)

@@ -20,7 +20,8 @@ import Darwin
 /// alone says, except by the limits' eviction, which is what the limits ask for.
 ///
 /// Layout: the 8-byte magic `KAJRNL01`, the length of the snapshot that follows as a
-/// little-endian `UInt64` (the records written by the last compaction), then records. A record
+/// little-endian `UInt64` (the records written by the last compaction, its top bit set when a
+/// compaction wrote the file, clear for a journal started empty), then records. A record
 /// is a little-endian `UInt32` body length, the FNV-1a hash of the body (`UInt32`), and the body:
 /// kind (`UInt8`), time (`Float64`, seconds since 2001), size (`Int64`), expiry (`Float64`,
 /// NaN for none), then three length-prefixed UTF-8 strings: the directory relative to the root
@@ -36,6 +37,15 @@ enum StoreJournal {
     static let headerSize = 16
     /// A record longer than this is damage, not a record.
     static let maximumRecordLength = 1 << 20
+    /// Keys longer than this are not written into records (their file names are hashed, and the
+    /// index reads the key from the file when it lists it).
+    static let maximumRecordedKeyLength = 64 << 10
+    /// Sizes above this in a record are damage (no file is that large).
+    static let maximumRecordedSize = 1 << 52
+    /// A journal longer than this is not read: it is rebuilt from the files.
+    static let maximumJournalLength = 256 << 20
+    /// The top bit of the header's snapshot length: a compaction wrote this file.
+    static let compactedFlag: UInt64 = 1 << 63
     /// The journal is compacted once it is this long and at least three times its snapshot.
     static let compactionThreshold = 1 << 20
 
@@ -83,7 +93,8 @@ enum StoreJournal {
         appendInteger(record.time.bitPattern, to: &body)
         appendInteger(UInt64(bitPattern: Int64(record.size)), to: &body)
         appendInteger((record.expires ?? .nan).bitPattern, to: &body)
-        for text in [record.directory, record.fileName, record.key] {
+        let key = record.key.utf8.count > maximumRecordedKeyLength ? "" : record.key
+        for text in [record.directory, record.fileName, key] {
             appendInteger(UInt32(text.utf8.count), to: &body)
             body.append(contentsOf: text.utf8)
         }
@@ -92,9 +103,9 @@ enum StoreJournal {
         bytes.append(contentsOf: body)
     }
 
-    static func header(snapshotLength: Int) -> [UInt8] {
+    static func header(snapshotLength: Int, compacted: Bool) -> [UInt8] {
         var bytes = magic
-        appendInteger(UInt64(snapshotLength), to: &bytes)
+        appendInteger(UInt64(snapshotLength) | (compacted ? compactedFlag : 0), to: &bytes)
         return bytes
     }
 
@@ -166,7 +177,9 @@ enum StoreJournal {
             texts.append(text)
             position += length
         }
-        guard position == body.endIndex, size >= 0, time.isFinite else { return nil }
+        guard position == body.endIndex, size >= 0, size <= maximumRecordedSize, time.isFinite,
+            !expires.isInfinite, isValidPlace(directory: texts[0], fileName: texts[1], kind: kind)
+        else { return nil }
         return Record(
             kind: kind, time: time, size: Int(size), expires: expires.isNaN ? nil : expires, directory: texts[0],
             fileName: texts[1], key: texts[2])
@@ -178,6 +191,23 @@ enum StoreJournal {
         var value: T = 0
         for i in 0..<(T.bitWidth / 8) { value |= T(bytes[index + i]) << (8 * i) }
         return value
+    }
+
+    /// Whether a record names a place the store itself writes: a directory made of namespace
+    /// folders and a key file in it (no record may send the store outside its folder, to `..`
+    /// or a path with `/`). A `cleared` record names a directory only.
+    static func isValidPlace(directory: String, fileName: String, kind: Kind) -> Bool {
+        for component in directory.split(separator: "/", omittingEmptySubsequences: false) where !directory.isEmpty {
+            switch StoreFileName.classify(String(component)) {
+            case .namespace, .hashedNamespace: continue
+            default: return false
+            }
+        }
+        if kind == .cleared { return fileName.isEmpty }
+        switch StoreFileName.classify(fileName) {
+        case .key, .hashedKey: return true
+        default: return false
+        }
     }
 
     // MARK: Files
@@ -209,24 +239,22 @@ enum StoreJournal {
         return end >= 0 ? Int(end) : nil
     }
 
-    /// Creates an empty journal (its header only) unless another process just did.
+    /// Creates an empty journal (its header only) unless another process just did, and opens it.
+    ///
+    /// The header is written to a temporary file first and linked into place, so no one ever
+    /// sees (or appends to) a journal without its header.
     private static func create(in root: Directory, mode: UInt32) -> Int32 {
-        let file = retryingInterrupts {
-            openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(mode))
+        let temporary = "\(StoreFormat.temporaryPrefix)journal-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        if (try? root.createDurableFile(temporary, content: Data(header(snapshotLength: 0, compacted: false)), mode: mode))
+            != nil
+        {
+            _ = linkat(root.descriptor, temporary, root.descriptor, fileName, 0)
+            _ = unlinkat(root.descriptor, temporary, 0)
         }
-        if file < 0 {
-            guard errno == EEXIST else { return -1 }
-            return retryingInterrupts { openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
-        }
-        _ = fchmod(file, mode_t(mode))
-        guard Directory.writeAll(header(snapshotLength: 0), to: file) else {
-            close(file)
-            return -1
-        }
-        return file
+        return retryingInterrupts { openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
     }
 
-    /// What ``read(in:from:identity:)`` returns.
+    /// What ``read(in:from:identity:maximumLength:)`` returns.
     struct Contents {
         var identity: Identity
         /// True when the file is another one than `identity` named (or the caller had none):
@@ -234,21 +262,26 @@ enum StoreJournal {
         var restarted: Bool
         var parsed: Parsed
         var snapshotLength: Int
+        /// A compaction wrote the file: its snapshot lists every value (on a restart).
+        var compacted = false
     }
 
     /// Reads the records after `offset` of the journal `identity` names, or all of them when the
     /// journal is another file now. Nil when there is no journal; a journal with a bad header or
     /// longer than `maximumLength` comes back damaged.
-    static func read(in root: Directory, from offset: Int, identity: Identity?, maximumLength: Int = 1 << 30) -> Contents? {
+    static func read(
+        in root: Directory, from offset: Int, identity: Identity?, maximumLength: Int = maximumJournalLength
+    ) -> Contents? {
         let file = retryingInterrupts { openat(root.descriptor, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard file >= 0 else { return nil }
         defer { close(file) }
         var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let current = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        let restarted = current != identity
-        let start = restarted ? 0 : offset
         let length = Int(info.st_size)
+        // Another file, or this one truncated or rewritten in place: read it from the start.
+        let restarted = current != identity || length < offset || offset < headerSize
+        let start = restarted ? 0 : offset
         guard length <= maximumLength else {
             return Contents(identity: current, restarted: restarted, parsed: Parsed(end: start, damaged: true), snapshotLength: 0)
         }
@@ -270,9 +303,11 @@ enum StoreJournal {
             guard bytes.count >= headerSize, Array(bytes[0..<magic.count]) == magic else {
                 return Contents(identity: current, restarted: true, parsed: Parsed(end: 0, damaged: true), snapshotLength: 0)
             }
-            let snapshot = Int(truncatingIfNeeded: readInteger(UInt64.self, bytes, magic.count))
+            let word = readInteger(UInt64.self, bytes, magic.count)
+            let snapshot = Int(clamping: word & ~compactedFlag)
             return Contents(
-                identity: current, restarted: true, parsed: parse(bytes, from: headerSize), snapshotLength: snapshot)
+                identity: current, restarted: true, parsed: parse(bytes, from: headerSize), snapshotLength: snapshot,
+                compacted: word & compactedFlag != 0)
         }
         var parsed = parse(bytes, from: 0)
         parsed.end += start
@@ -287,14 +322,14 @@ enum StoreJournal {
         var header = [UInt8](repeating: 0, count: headerSize)
         let count = header.withUnsafeMutableBytes { pread(file, $0.baseAddress!, headerSize, 0) }
         guard count == headerSize, Array(header[0..<magic.count]) == magic else { return nil }
-        return Int(truncatingIfNeeded: readInteger(UInt64.self, header, magic.count))
+        return Int(clamping: readInteger(UInt64.self, header, magic.count) & ~compactedFlag)
     }
 
     /// Replaces the journal with `records` as its snapshot (the caller holds the exclusive lock).
     static func rewrite(_ records: [Record], in root: Directory, mode: UInt32, temporaryName: String) throws {
         var body: [UInt8] = []
         for record in records { append(record, to: &body) }
-        let content = header(snapshotLength: body.count) + body
+        let content = header(snapshotLength: body.count, compacted: true) + body
         try root.replaceFile(fileName, with: Data(content), temporaryName: temporaryName, mode: mode)
     }
 }

@@ -19,6 +19,8 @@ final class StoreState: Sendable {
     /// goes away. Until then other instances and processes do not see them.
     let pendingUses = Mutex<[StoreJournal.Record]>([])
     static let usesPerWrite = 64
+    /// Set when a record written under a lock found the journal due for compaction.
+    let compactionDue = Atomic<Bool>(false)
     let rootPath: String
 
     init(rootPath: String, limits: ArchiveStore.Limits, permissions: ArchiveStore.Permissions) {

@@ -55,8 +55,13 @@ package final class Directory {
         for component in path.split(separator: "/") {
             let current = parent == "/" ? "/" + component : parent + "/" + component
             if mkdir(current, mode_t(mode ?? Directory.directoryMode)) == 0 {
-                if let mode, chmod(current, mode_t(mode)) != 0 {
-                    throw ArchiveError.io(errno: errno, "set the permissions of", path: current)
+                if let mode {
+                    // Through a descriptor opened without following links: never another file's mode.
+                    let created = retryingInterrupts { systemOpen(current, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+                    let failed = created < 0 || fchmod(created, mode_t(mode)) != 0
+                    let number = errno
+                    if created >= 0 { close(created) }
+                    if failed { throw ArchiveError.io(errno: number, "set the permissions of", path: current) }
                 }
                 try Directory.open(path: parent)?.sync()
             } else if errno != EEXIST {
