@@ -404,13 +404,13 @@ public final class ArchiveStore: Sendable {
             else { return }
             chain.append(next)
         }
-        try Self.removeEverything(in: chain[chain.count - 1])
+        var removed: [StoreJournal.Record] = []
+        try Self.removeEverything(
+            in: chain[chain.count - 1], relative: relativeDirectory, configuration: configuration.withLock { $0 },
+            removed: &removed)
         let relative = relativeDirectory
         state.memory.withLock { $0.removeAll(under: relative) }
-        record(
-            [StoreJournal.Record(
-                kind: .cleared, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
-                directory: relativeDirectory, fileName: "", key: "")], root: root)
+        record(removed, root: root)
         if chain.count >= 2, let name = namespacePath.last {
             let parent = chain[chain.count - 2]
             try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
@@ -568,7 +568,7 @@ public final class ArchiveStore: Sendable {
             fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
         else { return journalRecord(.removed, key: key) }
         let stored = try? StoreRecord(data, path: directory.path(of: fileName), configuration: configuration)
-        return journalRecord(.saved, key: key, size: Int(status.st_size), expires: stored?.expires)
+        return journalRecord(.restated, key: key, size: Int(status.st_size), expires: stored?.expires)
     }
 
     /// `.tmp-<pid>-<count>-<random>`: unique among the threads and processes saving here.
@@ -649,15 +649,41 @@ public final class ArchiveStore: Sendable {
     /// Removes every value and nested namespace in `directory`; its `.namespace` file too when
     /// nothing else is left, so the directory can be removed (a directory kept for files the
     /// store did not write keeps its name).
-    private static func removeEverything(in directory: Directory) throws {
+    private static func removeEverything(
+        in directory: Directory, relative: String, configuration: StoreConfiguration,
+        removed records: inout [StoreJournal.Record]
+    ) throws {
         var removed = false
+        let now = Date().timeIntervalSinceReferenceDate
         for name in try directory.entries() {
-            switch StoreFileName.classify(name) {
-            case .key, .hashedKey, .temporary:
+            let kind = StoreFileName.classify(name)
+            switch kind {
+            case .key, .hashedKey:
+                // The key, for the journal and the store's observers: from the name, or the file.
+                var key = ""
+                if case .key(let spelled) = kind {
+                    key = spelled
+                } else if let data = try? directory.readFile(
+                    name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+                    let stored = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
+                    let recorded = stored.key, StoreFileName.keyFileName(for: recorded) == name
+                {
+                    key = recorded
+                }
+                if try directory.removeFile(name) {
+                    removed = true
+                    records.append(
+                        StoreJournal.Record(
+                            kind: .removed, time: now, size: 0, expires: nil, directory: relative, fileName: name,
+                            key: key))
+                }
+            case .temporary:
                 removed = try directory.removeFile(name) || removed
             case .namespace, .hashedNamespace:
                 guard let nested = try nestedDirectory(name, in: directory) else { continue }
-                try removeEverything(in: nested)
+                try removeEverything(
+                    in: nested, relative: StoreJournal.path(directory: relative, fileName: name),
+                    configuration: configuration, removed: &records)
                 try directory.removeDirectoryIfEmpty(name)
                 removed = true
             case .other:

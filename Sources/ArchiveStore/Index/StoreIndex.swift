@@ -93,7 +93,7 @@ struct StoreIndex: Sendable {
 
     /// The key of a record: spelled by a reversible file name, else the one recorded (a hashed
     /// name's key is left out of records when it is very long: nil, read from the file when listed).
-    private static func key(of record: StoreJournal.Record) -> String? {
+    static func key(of record: StoreJournal.Record) -> String? {
         if case .key(let spelled) = StoreFileName.classify(record.fileName) { return spelled }
         return record.key.isEmpty ? nil : record.key
     }
@@ -108,7 +108,7 @@ struct StoreIndex: Sendable {
                 Entry(
                     directory: record.directory, fileName: record.fileName, key: key,
                     size: max(old, record.size), expires: record.expires, lastUse: record.time, pending: true))
-        case .saved, .snapshot:
+        case .saved, .snapshot, .restated:
             put(
                 Entry(
                     directory: record.directory, fileName: record.fileName, key: key, size: record.size,

@@ -64,6 +64,9 @@ enum StoreJournal {
         case cleared = 7
         /// A compaction's record of an entry, oldest use first.
         case snapshot = 8
+        /// What a key's file holds after a save that failed before its rename (the value did
+        /// not change; the record replaces what `saving` announced).
+        case restated = 9
     }
 
     struct Record: Equatable {

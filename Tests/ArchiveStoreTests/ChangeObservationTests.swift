@@ -1,0 +1,121 @@
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import Testing
+
+@Suite("ArchiveStore change observation")
+struct ChangeObservationTests {
+    /// Collects the first `count` elements of `sequence`, failing after `timeout`.
+    static func first<S: AsyncSequence & Sendable>(
+        _ count: Int, of sequence: S, timeout: Duration = .seconds(10)
+    ) async throws -> [S.Element] where S.Element: Sendable {
+        try await withThrowingTaskGroup(of: [S.Element]?.self) { group in
+            group.addTask {
+                var found: [S.Element] = []
+                for try await element in sequence {
+                    found.append(element)
+                    if found.count == count { break }
+                }
+                return found
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let result = try await group.next() ?? nil
+            group.cancelAll()
+            return try #require(result, "timed out waiting for \(count) elements")
+        }
+    }
+
+    @Test func savesRemovalsExpiriesAndEvictionsArriveInOrder() async throws {
+        let fixture = try StoreFixture()
+        // Three places for the whole store, the other namespace's value included.
+        let store = try ArchiveStore(directory: fixture.directory, limits: .init(maximumCount: 3))
+        let changes = store.changes()
+        async let seen = Self.first(6, of: changes)
+        try await Task.sleep(for: .milliseconds(50))
+        try await store.save(1, forKey: "a")
+        try await store.save(2, forKey: "short", expiresAfter: .milliseconds(30))
+        try await store.namespace("other").save(9, forKey: "elsewhere")  // another namespace: not reported
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(try await store.load(Int.self, forKey: "short") == nil)  // expired: deleted by the load
+        try await store.save(3, forKey: "b")
+        try await store.save(4, forKey: "c")  // four values for three places: "a" is evicted
+        try await store.remove(forKey: "b")
+        let all = try await seen
+        #expect(all.map(\.key) == ["a", "short", "short", "b", "c", "a"])
+        #expect(all.map(\.kind) == [.saved, .saved, .expired, .saved, .saved, .evicted])
+    }
+
+    @Test func changesForOneKeyLeaveOthersOutAndRemoveAllReportsEachKey() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        async let forKey = Self.first(2, of: store.changes(forKey: "k"))
+        async let all = Self.first(4, of: store.changes())
+        try await Task.sleep(for: .milliseconds(50))
+        try await store.save(1, forKey: "other")
+        try await store.save(2, forKey: "k")
+        try store.removeAll()
+        #expect(try await forKey == [.init(key: "k", kind: .saved), .init(key: "k", kind: .removed)])
+        let everything = try await all
+        #expect(everything.prefix(2) == [.init(key: "other", kind: .saved), .init(key: "k", kind: .saved)])
+        #expect(Set(everything.suffix(2)) == [.init(key: "other", kind: .removed), .init(key: "k", kind: .removed)])
+    }
+
+    @Test func valuesYieldTheCurrentValueThenEachNewOne() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.set("light", for: .theme)
+        let values = store.values(for: .theme)
+        var iterator = values.makeAsyncIterator()
+        #expect(await iterator.next() == "light")
+        try store.set("dark", for: .theme)
+        #expect(await iterator.next() == "dark")
+        try store.remove(.theme)
+        #expect(await iterator.next() == "light")  // removed: the default
+        let profiles = store.values(of: Profile.self, forKey: "p")
+        var profileIterator = profiles.makeAsyncIterator()
+        #expect(await profileIterator.next() == .some(nil))
+        try await store.save(Profile(name: "Ada", phone: "1"), forKey: "p")
+        #expect(await profileIterator.next() == Profile(name: "Ada", phone: "1"))
+    }
+
+    #if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+    @Test func changesFromAnotherProcessAreSeen() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        async let seen = Self.first(2, of: store.changes(forKey: "k"))
+        try await Task.sleep(for: .milliseconds(50))
+        let first = try CrashChild.run(["save", fixture.directory.path, "k", "3"])
+        #expect(first.output == "saved\n")
+        let second = try CrashChild.run(["save", fixture.directory.path, "k", "4"])
+        #expect(second.output == "saved\n")
+        #expect(try await seen == [.init(key: "k", kind: .saved), .init(key: "k", kind: .saved)])
+    }
+    #endif
+
+    #if os(Linux)
+    /// Open descriptors of this process.
+    private static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    @Test func endingAnIterationReleasesTheWatch() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try await store.save(0, forKey: "k")
+        // Warm up whatever the runtime opens once (dispatch's own descriptors).
+        _ = try await Self.first(1, of: store.values(of: Int.self, forKey: "k"))
+        try await Task.sleep(for: .milliseconds(100))
+        let before = Self.openDescriptors()
+        for _ in 0..<20 {
+            _ = try await Self.first(1, of: store.values(of: Int.self, forKey: "k"))
+            let abandoned = store.changes()
+            _ = abandoned  // made and dropped without iterating
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(Self.openDescriptors() <= before + 1, "descriptors before: \(before)")
+    }
+    #endif
+}
