@@ -24,6 +24,7 @@ let package = Package(
         .executableTarget(name: "settings-store", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/settings-store"),
         .executableTarget(name: "model-cache", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/model-cache"),
         .executableTarget(name: "json-cache", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/json-cache"),
+        .executableTarget(name: "encoder-store", dependencies: ["KeyedArchive"], path: "Examples/encoder-store"),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),
