@@ -27,9 +27,29 @@ struct ConcurrencyTests {
         return (thread, step)
     }
 
-    @Test func eightThreadsOfMixedOperationsLeaveOnlySavedValues() throws {
+    /// Keys a child process saves growing `[0, 1, …, n-1]` values under meanwhile (limited runs).
+    static let childKeys = ["child-a", "child-b"]
+    static let limits = ArchiveStore.Limits(maximumCount: 8, memoryBytes: 64 << 10)
+
+    /// `limited`: both stores evict beyond eight values and keep a memory tier, while another
+    /// process saves on the same folder.
+    @Test(arguments: [false, true])
+    func eightThreadsOfMixedOperationsLeaveOnlySavedValues(limited: Bool) throws {
         let fixture = try StoreFixture()
-        let stores = [fixture.store, try ArchiveStore(directory: fixture.directory)]
+        let stores =
+            limited
+            ? [try ArchiveStore(directory: fixture.directory, limits: Self.limits),
+                try ArchiveStore(directory: fixture.directory, limits: Self.limits)]
+            : [fixture.store, try ArchiveStore(directory: fixture.directory)]
+        #if os(macOS) || os(Linux)
+        let child = limited ? try Self.startChild(in: fixture.directory) : nil
+        defer {
+            if let child {
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+            }
+        }
+        #endif
         let seed: UInt64 = 0xC0FF_EE00
         let problems = Mutex<[String]>([])
         /// saved[thread] = the (key, step, expired) of each save that returned, in order.
@@ -66,16 +86,25 @@ struct ConcurrencyTests {
                             }
                         case 800..<950:
                             try store.remove(forKey: Self.keys[key])
-                        case 950..<990:
+                        case 950..<970:
                             _ = store.contains(Self.keys[key])
                             _ = store.string(forKey: Self.keys[key])
+                        case 970..<990:
+                            // The other process's values: complete whenever they are read.
+                            let childKey = Self.childKeys[key % Self.childKeys.count]
+                            if let value = try store.load([Int].self, forKey: childKey), value != Array(0..<value.count) {
+                                report("load of \(childKey) read an incomplete value of \(value.count) elements")
+                            }
+                            if limited, step % 7 == 0 { _ = (store.count, store.totalBytes) }
                         case 990..<996:
                             let listed = store.keys
-                            if !listed.allSatisfy({ name in Self.keys.contains { $0.utf8.elementsEqual(name.utf8) } }) {
+                            if !listed.allSatisfy({ name in
+                                (Self.keys + Self.childKeys).contains { $0.utf8.elementsEqual(name.utf8) }
+                            }) {
                                 report("keys listed an unknown key: \(listed)")
                             }
                         default:
-                            try store.removeExpired()
+                            if limited, step % 2 == 0 { try store.trim() } else { try store.removeExpired() }
                         }
                     } catch {
                         report("step \(step) failed: \(error)")
@@ -101,11 +130,39 @@ struct ConcurrencyTests {
             let wasSaved = allSaved[origin.thread].contains { $0.key == key && $0.step == origin.step && !$0.expired }
             #expect(wasSaved, "final value \(value.debugDescription) was never saved (unexpired)")
         }
+        if limited {
+            #if os(macOS) || os(Linux)
+            if let child {
+                kill(child.processIdentifier, SIGKILL)
+                child.waitUntilExit()
+            }
+            #endif
+            // The child saved without limits; the next trim brings the store within them.
+            try stores[0].trim()
+            #expect(stores[0].count <= Self.limits.maximumCount!)
+        }
         #expect(fixture.temporaryFiles().isEmpty)
         let listed = fixture.store.keys
-        #expect(listed.allSatisfy { name in Self.keys.contains { $0.utf8.elementsEqual(name.utf8) } })
+        #expect(
+            listed.allSatisfy { name in
+                (Self.keys + Self.childKeys).contains { $0.utf8.elementsEqual(name.utf8) }
+            })
         print(
-            "ArchiveStore concurrency: \(Self.threadCount) threads × \(Self.operationsPerThread) operations in \(elapsed)"
+            "ArchiveStore concurrency\(limited ? " (limits, memory tier, a second process)" : ""): \(Self.threadCount) threads × \(Self.operationsPerThread) operations in \(elapsed)"
         )
     }
+
+    #if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
+    /// The crash child's save loop on ``childKeys``, running until killed.
+    static func startChild(in directory: URL) throws -> Process {
+        let executable = try #require(CrashChild.executable, "archive-store-crash-child was not built next to the tests")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["loop", directory.path] + childKeys
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+    #endif
 }
