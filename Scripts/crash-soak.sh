@@ -4,6 +4,10 @@
 # kill that each key loads without error, holds a complete value, and has lost no save the child
 # acknowledged. Repeats KILLS times (default 1000) and prints the figures.
 #
+# Then the same with eviction: the suite's EvictionCrashTests run with KILLS kills of a child
+# saving past a byte limit (every remaining value loads whole, the store is within its limit
+# after the next save, only the least recently used are missing).
+#
 #   Scripts/crash-soak.sh                       # 1,000 kills, debug build in .build
 #   KILLS=200 CONFIGURATION=release SCRATCH_PATH=/tmp/build Scripts/crash-soak.sh
 #
@@ -76,4 +80,8 @@ longest=$(printf '%s\n' "${ACKED[@]}" | sort -n | tail -1)
 elapsed=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
 echo "crash-soak: $kills kills ($mid_save after saves began, $temporary mid-write temporary files left)," \
     "$loads loads verified, $failures failures, longest value $longest, ${elapsed}s"
-((failures == 0))
+((failures == 0)) || exit 1
+
+ARCHIVE_STORE_EVICTION_KILLS=$KILLS swift test -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" \
+    --filter EvictionCrashTests 2>&1 | grep -E "crash safety with eviction|✘|passed after|failed after"
+exit "${PIPESTATUS[0]}"

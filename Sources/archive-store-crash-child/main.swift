@@ -7,6 +7,11 @@
 //       After each save returns, writes "ack <key index> <n>" to standard output, unbuffered.
 //       Meant to be killed with SIGKILL at a random moment.
 //
+//   archive-store-crash-child evicting-loop <directory> <maximum bytes> <first>
+//       Saves item-<n> = [0, 1, ..., size(n)-1] for n = first, first+1, ... forever in a store
+//       limited to <maximum bytes>, so that saves evict the least recently used items; after
+//       each save returns, writes "ack <n>". size(n) = 20 + (37 n mod 200). Meant to be killed.
+//
 //   archive-store-crash-child verify <directory> <key>...
 //       Loads every key as [Int] and prints "<key index> <count>" for each (count 0 when absent).
 //       Exits 1, with the reason on standard error, if a load throws or a value is not
@@ -69,6 +74,20 @@ func runLoop(directory: String, keys: [String]) throws -> Never {
             emit("ack \(index) \(count)")
         }
         count += 1
+    }
+}
+
+/// The length of the value the evicting loop saves as item-`n`.
+func evictingLoopSize(_ n: Int) -> Int { 20 + (37 * n) % 200 }
+
+func runEvictingLoop(directory: String, maximumBytes: Int, first: Int) throws -> Never {
+    let store = try ArchiveStore(
+        directory: URL(fileURLWithPath: directory, isDirectory: true), limits: .init(maximumBytes: maximumBytes))
+    var n = first
+    while true {
+        try store.save(Array(0..<evictingLoopSize(n)), forKey: "item-\(n)")
+        emit("ack \(n)")
+        n += 1
     }
 }
 
@@ -154,6 +173,11 @@ do {
     switch arguments.dropFirst().first {
     case "loop" where arguments.count >= 4:
         try runLoop(directory: arguments[2], keys: Array(arguments[3...]))
+    case "evicting-loop" where arguments.count == 5:
+        guard let maximumBytes = Int(arguments[3]), let first = Int(arguments[4]) else {
+            fail("usage: evicting-loop <directory> <maximum bytes> <first>", status: 2)
+        }
+        try runEvictingLoop(directory: arguments[2], maximumBytes: maximumBytes, first: first)
     case "verify" where arguments.count >= 4:
         try runVerify(directory: arguments[2], keys: Array(arguments[3...]))
     case "save":
