@@ -298,7 +298,10 @@ package final class BPlistTable {
         precondition(value >= 0 && value < Self.uidTag, "UID \(value) is out of range for a writer table")
         let word = value >> 6
         if word >= uidBits.count { growUIDBits(to: word + 1) }
-        uidBits[unchecked: word] |= 1 << UInt64(value & 63)
+        // A read, then a write: the compound assignment through this non-copyable property makes
+        // the compiler emit invalid code under ThreadSanitizer (Swift 6.3).
+        let bits = uidBits[unchecked: word]
+        uidBits[unchecked: word] = bits | 1 << UInt64(value & 63)
         return Self.uidTag | value
     }
 
