@@ -338,7 +338,6 @@ extension ArchiveStore {
         guard !victims.isEmpty else { return }
         let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]
-        var changed: Set<String> = []
         for (entry, expired) in victims {
             guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName, kind: .evicted) else {
                 index.remove(entry.path)
@@ -361,12 +360,14 @@ extension ArchiveStore {
             guard let removed = try? folder.removeFile(entry.fileName) else { continue }
             state.memory.withLock { $0.remove(entry.path) }
             index.remove(entry.path)
-            if removed { changed.insert(entry.directory) }
+            _ = removed  // gone already (another process evicted it): recorded all the same
             StoreJournal.append(
                 [record(of: entry, kind: expired ? .expired : .evicted, at: now)], in: root,
                 mode: UInt32(state.permissions.fileMode))
         }
-        for directory in changed { try? folders[directory]?.sync() }
+        // The removals are not flushed to disk: a value evicted just before a power loss that
+        // comes back is harmless (the next scan counts it, the next save past the limits
+        // evicts it again), and a flush here would cost each save past the limits a second one.
         tail(&index, root: root)
     }
 
@@ -438,8 +439,10 @@ extension ArchiveStore {
     /// Records a load of `key`: at once in this instance's index; in the journal at once for a
     /// load from disk (`batched` false), else with the next batch (see ``StoreState/pendingUses``),
     /// so a hit in memory costs no write.
-    func noteUse(of key: String, batched: Bool = false) {
-        let use = journalRecord(.used, key: key)
+    func noteUse(of key: String, batched: Bool = false, fileName: String? = nil) {
+        let use = StoreJournal.Record(
+            kind: .used, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
+            directory: relativeDirectory, fileName: fileName ?? StoreFileName.keyFileName(for: key), key: key)
         state.index.withLock { index in
             if index.isLoaded { index.touch(use.path, at: use.time) }
         }
@@ -461,12 +464,11 @@ extension ArchiveStore {
     /// The value of `key` from the memory tier, if it holds one for `type` that its file still matches.
     func memoryHit<T>(_ type: T.Type, forKey key: String, configuration: StoreConfiguration) throws -> T? {
         guard state.keepsValuesInMemory else { return nil }
-        let path = relativePath(of: key)
+        let fileName = StoreFileName.keyFileName(for: key)
+        let path = StoreJournal.path(directory: relativeDirectory, fileName: fileName)
         guard let item = state.memory.withLock({ $0.item(at: path) }) else { return nil }
         let now = Date().timeIntervalSinceReferenceDate
-        guard item.expires.map({ now < $0 }) ?? true,
-            FileIdentity.of(path: rootPath + "/" + path) == item.identity
-        else {
+        guard item.expires.map({ now < $0 }) ?? true, FileIdentity.of(path: item.file) == item.identity else {
             state.memory.withLock { $0.remove(path) }
             return nil
         }
@@ -474,13 +476,13 @@ extension ArchiveStore {
         case .value(let value, let storedType):
             guard storedType == T.self, let typed = value as? T else { return nil }
             state.memory.withLock { $0.hits += 1 }
-            noteUse(of: key, batched: true)
+            noteUse(of: key, batched: true, fileName: fileName)
             return typed
         case .archive(let data):
             let record = try StoreRecord(data, path: rootPath + "/" + path, configuration: configuration)
             let value = try record.decodeValue(type)
             state.memory.withLock { $0.hits += 1 }
-            noteUse(of: key, batched: true)
+            noteUse(of: key, batched: true, fileName: fileName)
             if MemoryTier.isSelfContained(value) {
                 state.memory.withLock { tier in
                     var kept = item
@@ -502,9 +504,10 @@ extension ArchiveStore {
 
     func keepInMemory(forKey key: String, content: MemoryTier.Content, status: stat, expires: Double?) {
         guard state.keepsValuesInMemory else { return }
-        let item = MemoryTier.Item(
-            content: content, identity: FileIdentity(status), size: Int(status.st_size), expires: expires)
         let path = relativePath(of: key)
+        let item = MemoryTier.Item(
+            content: content, file: rootPath + "/" + path, identity: FileIdentity(status), size: Int(status.st_size),
+            expires: expires)
         state.memory.withLock { $0.keep(item, at: path) }
     }
 

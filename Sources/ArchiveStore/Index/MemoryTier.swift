@@ -69,6 +69,8 @@ struct MemoryTier: @unchecked Sendable {
 
     struct Item {
         var content: Content
+        /// The file's absolute path, checked on each hit.
+        var file: String
         var identity: FileIdentity
         var size: Int
         var expires: Double?

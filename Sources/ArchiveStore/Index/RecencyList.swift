@@ -7,13 +7,15 @@
 struct RecencyList<Element> {
     fileprivate struct Slot {
         var path: String
-        var element: Element
+        /// Nil in a free slot.
+        var element: Element?
         var time: Double
         var previous = -1
         var next = -1
     }
 
-    private var slots: [Slot?] = []
+    /// Not optional, so that a slot's links and time are changed in place.
+    private var slots: [Slot] = []
     private var freeSlots: [Int] = []
     private var slotByPath: [String: Int] = [:]
     private var head = -1
@@ -23,18 +25,18 @@ struct RecencyList<Element> {
     var isEmpty: Bool { slotByPath.isEmpty }
 
     subscript(path: String) -> Element? {
-        slotByPath[path].flatMap { slots[$0]?.element }
+        slotByPath[path].flatMap { slots[$0].element }
     }
 
     /// The time of the last use of `path`.
     func time(of path: String) -> Double? {
-        slotByPath[path].flatMap { slots[$0]?.time }
+        slotByPath[path].map { slots[$0].time }
     }
 
     /// The least recently used element and its time.
     var oldest: (path: String, element: Element, time: Double)? {
-        guard head >= 0, let slot = slots[head] else { return nil }
-        return (slot.path, slot.element, slot.time)
+        guard head >= 0, let element = slots[head].element else { return nil }
+        return (slots[head].path, element, slots[head].time)
     }
 
     /// Every element, least recently used first.
@@ -42,26 +44,26 @@ struct RecencyList<Element> {
         var result: [(path: String, element: Element, time: Double)] = []
         result.reserveCapacity(count)
         var index = head
-        while index >= 0, let slot = slots[index] {
-            result.append((slot.path, slot.element, slot.time))
-            index = slot.next
+        while index >= 0, let element = slots[index].element {
+            result.append((slots[index].path, element, slots[index].time))
+            index = slots[index].next
         }
         return result
     }
 
     /// Every element in no particular order (cheaper than ``elementsByUse``).
-    var elements: some Sequence<Element> { slots.lazy.compactMap { $0?.element } }
+    var elements: some Sequence<Element> { slots.lazy.compactMap { $0.element } }
 
     /// Sets the element of `path`, used at `time` (a use older than the one recorded keeps
     /// the recorded time and place). Returns the element it replaced.
     @discardableResult
     mutating func put(_ element: Element, at path: String, time: Double) -> Element? {
         if let index = slotByPath[path] {
-            let old = slots[index]!.element
-            slots[index]!.element = element
-            if time > slots[index]!.time {
+            let old = slots[index].element
+            slots[index].element = element
+            if time > slots[index].time {
                 unlink(index)
-                slots[index]!.time = time
+                slots[index].time = time
                 insert(index)
             }
             return old
@@ -82,25 +84,27 @@ struct RecencyList<Element> {
 
     /// Changes the element of `path` in place, keeping its place in the order.
     mutating func update(_ path: String, _ body: (inout Element) -> Void) {
-        guard let index = slotByPath[path] else { return }
-        body(&slots[index]!.element)
+        guard let index = slotByPath[path], slots[index].element != nil else { return }
+        body(&slots[index].element!)
     }
 
     /// Marks `path` used at `time`; nothing for an unknown path.
     mutating func touch(_ path: String, at time: Double) {
-        guard let index = slotByPath[path], time > slots[index]!.time else { return }
+        guard let index = slotByPath[path], time > slots[index].time else { return }
         unlink(index)
-        slots[index]!.time = time
+        slots[index].time = time
         insert(index)
     }
 
     @discardableResult
     mutating func remove(_ path: String) -> Element? {
-        guard let index = slotByPath.removeValue(forKey: path), let slot = slots[index] else { return nil }
+        guard let index = slotByPath.removeValue(forKey: path) else { return nil }
         unlink(index)
-        slots[index] = nil
+        let element = slots[index].element
+        slots[index].element = nil
+        slots[index].path = ""
         freeSlots.append(index)
-        return slot.element
+        return element
     }
 
     mutating func removeAll() {
@@ -110,30 +114,30 @@ struct RecencyList<Element> {
     /// Walks from the least recently used while `body` returns true.
     func forEachByUse(_ body: (String, Element, Double) -> Bool) {
         var index = head
-        while index >= 0, let slot = slots[index], body(slot.path, slot.element, slot.time) {
-            index = slot.next
+        while index >= 0, let element = slots[index].element, body(slots[index].path, element, slots[index].time) {
+            index = slots[index].next
         }
     }
 
     private mutating func unlink(_ index: Int) {
-        let previous = slots[index]!.previous
-        let next = slots[index]!.next
-        if previous >= 0 { slots[previous]!.next = next } else { head = next }
-        if next >= 0 { slots[next]!.previous = previous } else { tail = previous }
-        slots[index]!.previous = -1
-        slots[index]!.next = -1
+        let previous = slots[index].previous
+        let next = slots[index].next
+        if previous >= 0 { slots[previous].next = next } else { head = next }
+        if next >= 0 { slots[next].previous = previous } else { tail = previous }
+        slots[index].previous = -1
+        slots[index].next = -1
     }
 
     /// Links `index` after the newest slot whose time is not later than its own.
     private mutating func insert(_ index: Int) {
-        let time = slots[index]!.time
+        let time = slots[index].time
         var after = tail
-        while after >= 0, slots[after]!.time > time { after = slots[after]!.previous }
-        let before = after >= 0 ? slots[after]!.next : head
-        slots[index]!.previous = after
-        slots[index]!.next = before
-        if after >= 0 { slots[after]!.next = index } else { head = index }
-        if before >= 0 { slots[before]!.previous = index } else { tail = index }
+        while after >= 0, slots[after].time > time { after = slots[after].previous }
+        let before = after >= 0 ? slots[after].next : head
+        slots[index].previous = after
+        slots[index].next = before
+        if after >= 0 { slots[after].next = index } else { head = index }
+        if before >= 0 { slots[before].previous = index } else { tail = index }
     }
 }
 

@@ -227,6 +227,7 @@ enum StoreJournal {
     /// - Returns: the journal's length after the write, or nil when nothing was written.
     @discardableResult
     static func append(_ records: [Record], in root: Directory, mode: UInt32) -> Int? {
+        guard !records.isEmpty else { return nil }
         var bytes: [UInt8] = []
         for record in records { append(record, to: &bytes) }
         var file = retryingInterrupts {

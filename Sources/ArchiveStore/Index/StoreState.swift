@@ -6,18 +6,18 @@ import Synchronization
 final class StoreState: Sendable {
     let limits: ArchiveStore.Limits
     let permissions: ArchiveStore.Permissions
-    /// Held only for work in memory and on the journal, never while waiting for the file lock.
-    let index = Mutex(StoreIndex())
+    /// Held for work in memory and on the journal (reading it, scanning the folders), never
+    /// while waiting for the file lock. `Locked`, not `Synchronization.Mutex`: see `Locked`.
+    let index = Locked(StoreIndex())
     /// The memory tier (of capacity zero, unused, unless ``ArchiveStore/Limits/memoryBytes`` asks
-    /// for one). Not an optional: a `Mutex` must stay where it was made, and an optional one can
-    /// be moved into a temporary to be unwrapped.
-    let memory: Mutex<MemoryTier>
+    /// for one).
+    let memory: Locked<MemoryTier>
     /// Whether the store keeps values in memory.
     let keepsValuesInMemory: Bool
     /// Uses (hits in the memory tier) not yet written to the journal: written with the next
     /// save, trim, eviction or load from disk, every ``usesPerWrite`` uses, and when the store
     /// goes away. Until then other instances and processes do not see them.
-    let pendingUses = Mutex<[StoreJournal.Record]>([])
+    let pendingUses = Locked<[StoreJournal.Record]>([])
     static let usesPerWrite = 64
     /// Set when a record written under a lock found the journal due for compaction.
     let compactionDue = Atomic<Bool>(false)
@@ -27,7 +27,7 @@ final class StoreState: Sendable {
         self.rootPath = rootPath
         self.limits = limits
         self.permissions = permissions
-        memory = Mutex(MemoryTier(capacity: limits.memoryBytes ?? 0))
+        memory = Locked(MemoryTier(capacity: limits.memoryBytes ?? 0))
         keepsValuesInMemory = (limits.memoryBytes ?? 0) > 0
     }
 

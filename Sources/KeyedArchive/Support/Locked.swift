@@ -5,7 +5,7 @@ import Foundation
 /// The lock is `NSLock`, a POSIX mutex on every platform, so ThreadSanitizer sees each access
 /// ordered by it. (`Synchronization.Mutex` on Linux waits with futexes ThreadSanitizer cannot
 /// see, which made an app's own `swift test --sanitize=thread` report races in this library.)
-/// No caller runs user code or I/O while holding it.
+/// No caller runs user code while holding it (the store's index holds it while it reads its journal).
 ///
 /// ```swift
 /// let count = Locked(0)
