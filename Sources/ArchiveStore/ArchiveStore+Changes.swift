@@ -142,3 +142,10 @@ private final class ValueReader<T>: @unchecked Sendable {
         }
     }
 }
+
+extension ArchiveStore {
+    /// Observation watchers alive in this process and the descriptors they hold (for tests).
+    package static var observationResources: Int {
+        JournalWatcher.resources.load(ordering: .relaxed)
+    }
+}

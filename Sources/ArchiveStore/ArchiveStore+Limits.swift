@@ -75,12 +75,34 @@ extension ArchiveStore {
         /// by several of one user's apps or services that run as different users of a group).
         public static let group = Permissions(fileMode: 0o660, directoryMode: 0o770)
 
+        /// The data protection class of the store's files on iOS, iPadOS, tvOS, watchOS and
+        /// visionOS (set on the store's folders, whose new files inherit it); ignored elsewhere.
+        /// Default ``FileProtection/completeUntilFirstUserAuthentication``, the system's default
+        /// for app data: readable by background work once the device was unlocked after a restart.
+        public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
+
         /// Custom modes. The owner always keeps read and write (and search on folders): a store
         /// cannot work without them, so those bits are added.
-        public init(fileMode: UInt16, directoryMode: UInt16) {
+        public init(
+            fileMode: UInt16, directoryMode: UInt16,
+            fileProtection: FileProtection = .completeUntilFirstUserAuthentication
+        ) {
             self.fileMode = (fileMode & 0o777) | 0o600
             self.directoryMode = (directoryMode & 0o777) | 0o700
+            self.fileProtection = fileProtection
         }
+    }
+
+    /// Data protection classes (Foundation's `FileProtectionType`), for ``Permissions/fileProtection``.
+    public enum FileProtection: Sendable, Equatable {
+        /// Readable only while the device is unlocked.
+        case complete
+        /// Files open when the device locks stay readable; new ones can be created while locked.
+        case completeUnlessOpen
+        /// Readable once the device was unlocked after a restart (the system's default).
+        case completeUntilFirstUserAuthentication
+        /// No protection beyond the file system's.
+        case none
     }
 
     // MARK: - Size and listing
@@ -520,5 +542,25 @@ extension ArchiveStore {
         guard state.keepsValuesInMemory else { return }
         let path = relativePath(of: key)
         state.memory.withLock { $0.remove(path) }
+    }
+}
+
+// MARK: - Data protection (Apple platforms)
+
+extension ArchiveStore {
+    /// Gives the folder at `path` the store's data protection class, which the files created in
+    /// it inherit. Only where data protection exists (iOS, iPadOS, tvOS, watchOS, visionOS); a
+    /// file system that does not support it is left as it is.
+    static func protect(folderAt path: String, _ protection: FileProtection) {
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        let type: FileProtectionType =
+            switch protection {
+            case .complete: .complete
+            case .completeUnlessOpen: .completeUnlessOpen
+            case .completeUntilFirstUserAuthentication: .completeUntilFirstUserAuthentication
+            case .none: .none
+            }
+        try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
+        #endif
     }
 }

@@ -116,6 +116,7 @@ public final class ArchiveStore: Sendable {
         guard try Directory.open(path: path) != nil else {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
+        Self.protect(folderAt: path, permissions.fileProtection)
         rootPath = path
         namespacePath = []
         configuration = Locked(StoreConfiguration())
@@ -494,7 +495,11 @@ public final class ArchiveStore: Sendable {
         var directory = root
         for name in namespacePath {
             let directoryName = StoreFileName.namespaceDirectoryName(for: name)
-            guard let next = try directory.subdirectory(directoryName, create: creating, mode: state.permissions.directoryMode) else { return nil }
+            guard
+                let next = try directory.subdirectory(
+                    directoryName, create: creating, mode: state.permissions.directoryMode,
+                    created: { Self.protect(folderAt: $0, self.state.permissions.fileProtection) })
+            else { return nil }
             if creating, StoreFileName.isHashed(directoryName) { try recordName(name, in: next) }
             directory = next
         }

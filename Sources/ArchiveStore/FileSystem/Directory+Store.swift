@@ -17,7 +17,10 @@ extension Directory {
     ///
     /// - Returns: nil when it does not exist and `create` is false.
     /// `mode` is the exact mode of a directory it creates.
-    func subdirectory(_ name: String, create: Bool, mode: UInt16 = 0o700) throws -> Directory? {
+    /// `created` is called with the path of a directory it creates.
+    func subdirectory(
+        _ name: String, create: Bool, mode: UInt16 = 0o700, created whenCreated: (String) -> Void = { _ in }
+    ) throws -> Directory? {
         var created = false
         while true {
             let opened = retryingInterrupts {
@@ -25,8 +28,11 @@ extension Directory {
             }
             if opened >= 0 {
                 let directory = Directory(descriptor: opened, path: path(of: name))
-                if created, fchmod(opened, mode_t(mode)) != 0 {
-                    throw ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
+                if created {
+                    if fchmod(opened, mode_t(mode)) != 0 {
+                        throw ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
+                    }
+                    whenCreated(path(of: name))
                 }
                 return directory
             }

@@ -1,6 +1,7 @@
 // Unsafe code in this file: inotify events and journal bytes are read into buffers of the exact size given to read(2).
 
 import Dispatch
+import Synchronization
 import Foundation
 import KeyedArchive
 
@@ -35,10 +36,26 @@ final class JournalWatcher: @unchecked Sendable {
     #endif
     private var stopped = false
 
+    /// Watchers alive and the descriptors they hold open (their folder's included), in this
+    /// process: what a test checks an ended iteration gave back.
+    static let resources = Atomic<Int>(0)
+
+    private static func opened(_ descriptor: Int32) -> Int32 {
+        if descriptor >= 0 { resources.add(1, ordering: .relaxed) }
+        return descriptor
+    }
+
+    private static func close(_ descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        resources.subtract(1, ordering: .relaxed)
+        _ = systemClose(descriptor)
+    }
+
     /// Starts following the journal of the store whose root is `rootPath` from its current end.
     /// Nil when the folder cannot be opened or watched.
     init?(rootPath: String, deliver: @escaping @Sendable ([StoreJournal.Record]) -> Void) {
         guard let root = try? Directory.open(path: rootPath) else { return nil }
+        Self.resources.add(1, ordering: .relaxed)  // this watcher, with its folder
         self.root = root
         self.deliver = deliver
         let started: Bool = queue.sync {
@@ -54,8 +71,9 @@ final class JournalWatcher: @unchecked Sendable {
     deinit {
         // Descriptors watched by a dispatch source are closed by its cancel handler.
         #if !canImport(Darwin)
-        if journal >= 0 { close(journal) }
+        Self.close(journal)
         #endif
+        Self.resources.subtract(1, ordering: .relaxed)
     }
 
     /// Stops watching; no record is delivered after it returns.
@@ -81,9 +99,10 @@ final class JournalWatcher: @unchecked Sendable {
         journalSource?.cancel()  // its cancel handler closes the old descriptor
         journalSource = nil
         #else
-        if journal >= 0 { close(journal) }
+        Self.close(journal)
         #endif
-        journal = retryingInterrupts { openat(root.descriptor, StoreJournal.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        journal = Self.opened(
+            retryingInterrupts { openat(root.descriptor, StoreJournal.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
         identity = nil
         offset = StoreJournal.headerSize
         guard journal >= 0 else { return }
@@ -144,7 +163,7 @@ final class JournalWatcher: @unchecked Sendable {
     /// inotify on the store's folder: an append to the journal (`IN_MODIFY`), a journal linked or
     /// renamed into place (`IN_CREATE`, `IN_MOVED_TO`).
     private func startWatching() -> Bool {
-        notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        notifications = Self.opened(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)))
         guard notifications >= 0,
             inotify_add_watch(notifications, root.path, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0
         else { return false }
@@ -154,7 +173,7 @@ final class JournalWatcher: @unchecked Sendable {
             self?.readNewRecords()
         }
         let descriptor = notifications
-        source.setCancelHandler { close(descriptor) }
+        source.setCancelHandler { Self.close(descriptor) }
         sources.append(source)
         source.resume()
         return true
@@ -187,16 +206,21 @@ final class JournalWatcher: @unchecked Sendable {
         guard journal >= 0 else { return }
         let descriptor = journal
         guard !stopped else {
-            close(descriptor)
+            Self.close(descriptor)
             journal = -1
             return
         }
         let source = DispatchSource.makeFileSystemObjectSource(
             fileDescriptor: descriptor, eventMask: [.extend, .write, .delete, .rename, .revoke], queue: queue)
         source.setEventHandler { [weak self] in self?.readNewRecords() }
-        source.setCancelHandler { close(descriptor) }
+        source.setCancelHandler { Self.close(descriptor) }
         journalSource = source
         source.resume()
     }
     #endif
+}
+
+/// The C library's `close`, named apart from the watcher's own.
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
 }
