@@ -147,10 +147,6 @@ extension ArchiveStore {
 
     // MARK: - Internals
 
-    /// The relative directory of this namespace (`""` for the root).
-    var relativeDirectory: String {
-        namespacePath.map(StoreFileName.namespaceDirectoryName(for:)).joined(separator: "/")
-    }
 
     /// The unexpired entries of this namespace (`nested`: and of the namespaces inside it),
     /// pending saves checked against the disk.
@@ -192,6 +188,7 @@ extension ArchiveStore {
             // Records appended while the folders were read.
             tail(&index, root: root)
             index.isLoaded = true
+            state.indexLoaded.store(true, ordering: .relaxed)
             // A journal to repair, or none while there are values (written by a store before
             // journals, or deleted): write one. An empty store without one stays untouched.
             if damaged || (index.journalIdentity == nil && index.count > 0) {
@@ -312,6 +309,7 @@ extension ArchiveStore {
             index.removeAllEntries()
             for record in contents.parsed.records { index.apply(record) }
             index.isLoaded = true
+            state.indexLoaded.store(true, ordering: .relaxed)
             index.journalIdentity = contents.identity
             index.journalOffset = contents.parsed.end
         }
@@ -465,15 +463,12 @@ extension ArchiveStore {
         let use = StoreJournal.Record(
             kind: .used, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
             directory: relativeDirectory, fileName: fileName ?? StoreFileName.keyFileName(for: key), key: key)
-        state.index.withLock { index in
-            if index.isLoaded { index.touch(use.path, at: use.time) }
+        if state.indexLoaded.load(ordering: .relaxed) {
+            state.index.withLock { index in
+                if index.isLoaded { index.touch(use.path, at: use.time) }
+            }
         }
-        let batch = state.pendingUses.withLock { uses -> [StoreJournal.Record] in
-            uses.append(use)
-            guard uses.count >= StoreState.usesPerWrite || !batched else { return [] }
-            defer { uses.removeAll() }
-            return uses
-        }
+        let batch = state.pendingUses.withLock { $0.add(use, writeNow: !batched) }
         if !batch.isEmpty, let root = try? Directory.open(path: rootPath) { record(batch, root: root) }
         compactIfDue()
     }
@@ -486,9 +481,9 @@ extension ArchiveStore {
     /// The value of `key` from the memory tier, if it holds one for `type` that its file still matches.
     func memoryHit<T>(_ type: T.Type, forKey key: String, configuration: StoreConfiguration) throws -> T? {
         guard state.keepsValuesInMemory else { return nil }
-        let fileName = StoreFileName.keyFileName(for: key)
-        let path = StoreJournal.path(directory: relativeDirectory, fileName: fileName)
-        guard let item = state.memory.withLock({ $0.item(at: path) }) else { return nil }
+        let name = MemoryTier.Name(directory: relativeDirectory, key: Array(key.utf8))
+        guard let (path, item) = state.memory.withLock({ $0.item(named: name) }) else { return nil }
+        let fileName = item.fileName
         let now = Date().timeIntervalSinceReferenceDate
         guard item.expires.map({ now < $0 }) ?? true, FileIdentity.of(path: item.file) == item.identity else {
             state.memory.withLock { $0.remove(path) }
@@ -497,13 +492,13 @@ extension ArchiveStore {
         switch item.content {
         case .value(let value, let storedType):
             guard storedType == T.self, let typed = value as? T else { return nil }
-            state.memory.withLock { $0.hits += 1 }
+            state.memoryHits.add(1, ordering: .relaxed)
             noteUse(of: key, batched: true, fileName: fileName)
             return typed
         case .archive(let data):
             let record = try StoreRecord(data, path: rootPath + "/" + path, configuration: configuration)
             let value = try record.decodeValue(type)
-            state.memory.withLock { $0.hits += 1 }
+            state.memoryHits.add(1, ordering: .relaxed)
             noteUse(of: key, batched: true, fileName: fileName)
             if MemoryTier.isSelfContained(value) {
                 state.memory.withLock { tier in
@@ -526,16 +521,19 @@ extension ArchiveStore {
 
     func keepInMemory(forKey key: String, content: MemoryTier.Content, status: stat, expires: Double?) {
         guard state.keepsValuesInMemory else { return }
-        let path = relativePath(of: key)
+        let fileName = StoreFileName.keyFileName(for: key)
+        let path = StoreJournal.path(directory: relativeDirectory, fileName: fileName)
         let item = MemoryTier.Item(
-            content: content, file: rootPath + "/" + path, identity: FileIdentity(status), size: Int(status.st_size),
+            content: content, name: MemoryTier.Name(directory: relativeDirectory, key: Array(key.utf8)),
+            fileName: fileName, file: rootPath + "/" + path, identity: FileIdentity(status), size: Int(status.st_size),
             expires: expires)
         state.memory.withLock { $0.keep(item, at: path) }
     }
 
     /// What the memory tier holds, and how many loads it answered (for tests and tuning).
     package var memoryTierStatistics: (items: Int, bytes: Int, hits: Int) {
-        state.memory.withLock { ($0.count, $0.bytes, $0.hits) }
+        let hits = state.memoryHits.load(ordering: .relaxed)
+        return state.memory.withLock { ($0.count, $0.bytes, hits) }
     }
 
     func forgetInMemory(_ key: String) {

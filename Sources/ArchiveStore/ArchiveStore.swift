@@ -79,6 +79,8 @@ public final class ArchiveStore: Sendable {
     let rootPath: String
     /// Namespace names, outermost first, from the root to this store.
     let namespacePath: [String]
+    /// This namespace's folder relative to the root (`""` for the root, `ns-a/ns-b`).
+    let relativeDirectory: String
     /// Shared by the root store and every namespace made from it.
     let configuration: Locked<StoreConfiguration>
     /// The limits, permissions and index, shared by the root store and every namespace made from it.
@@ -119,6 +121,7 @@ public final class ArchiveStore: Sendable {
         Self.protect(folderAt: path, permissions.fileProtection)
         rootPath = path
         namespacePath = []
+        relativeDirectory = ""
         configuration = Locked(StoreConfiguration())
         state = StoreState(rootPath: path, limits: limits, permissions: permissions)
     }
@@ -126,6 +129,7 @@ public final class ArchiveStore: Sendable {
     private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>, state: StoreState) {
         self.rootPath = rootPath
         self.namespacePath = namespacePath
+        relativeDirectory = namespacePath.map(StoreFileName.namespaceDirectoryName(for:)).joined(separator: "/")
         self.configuration = configuration
         self.state = state
     }

@@ -67,9 +67,17 @@ struct MemoryTier: @unchecked Sendable {
         case archive(Data)
     }
 
+    /// A value's namespace and key, by the key's exact bytes: found without escaping the key.
+    struct Name: Hashable {
+        var directory: String
+        var key: [UInt8]
+    }
+
     struct Item {
         var content: Content
-        /// The file's absolute path, checked on each hit.
+        var name: Name
+        /// The key's file name, and its absolute path, checked on each hit.
+        var fileName: String
         var file: String
         var identity: FileIdentity
         var size: Int
@@ -78,10 +86,9 @@ struct MemoryTier: @unchecked Sendable {
 
     let capacity: Int
     private var items = RecencyList<Item>()
+    private var pathByName: [Name: String] = [:]
     private(set) var bytes = 0
     private var clock = 0.0
-    /// Loads answered from memory.
-    var hits = 0
 
     var count: Int { items.count }
 
@@ -89,12 +96,12 @@ struct MemoryTier: @unchecked Sendable {
         self.capacity = capacity
     }
 
-    /// The item for `path`, marked used.
-    mutating func item(at path: String) -> Item? {
-        guard let item = items[path] else { return nil }
+    /// The item of `name` and its path, marked used.
+    mutating func item(named name: Name) -> (path: String, item: Item)? {
+        guard let path = pathByName[name], let item = items[path] else { return nil }
         clock += 1
         items.touch(path, at: clock)
-        return item
+        return (path, item)
     }
 
     /// Keeps `item` for `path`, dropping the least recently used items beyond the capacity. An
@@ -104,6 +111,7 @@ struct MemoryTier: @unchecked Sendable {
         guard item.size <= capacity else { return }
         clock += 1
         items.put(item, at: path, time: clock)
+        pathByName[item.name] = path
         bytes += item.size
         while bytes > capacity, let oldest = items.oldest {
             remove(oldest.path)
@@ -111,7 +119,10 @@ struct MemoryTier: @unchecked Sendable {
     }
 
     mutating func remove(_ path: String) {
-        if let old = items.remove(path) { bytes -= old.size }
+        if let old = items.remove(path) {
+            bytes -= old.size
+            pathByName[old.name] = nil
+        }
     }
 
     /// Drops the items of a directory and of the namespaces inside it.

@@ -90,20 +90,26 @@ enum StoreJournal {
     // MARK: Encoding
 
     static func append(_ record: Record, to bytes: inout [UInt8]) {
-        var body: [UInt8] = []
-        body.reserveCapacity(48 + record.directory.utf8.count + record.fileName.utf8.count + record.key.utf8.count)
-        body.append(record.kind.rawValue)
-        appendInteger(record.time.bitPattern, to: &body)
-        appendInteger(UInt64(bitPattern: Int64(record.size)), to: &body)
-        appendInteger((record.expires ?? .nan).bitPattern, to: &body)
-        let key = record.key.utf8.count > maximumRecordedKeyLength ? "" : record.key
-        for text in [record.directory, record.fileName, key] {
-            appendInteger(UInt32(text.utf8.count), to: &body)
-            body.append(contentsOf: text.utf8)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 8))  // length and checksum, filled in below
+        bytes.append(record.kind.rawValue)
+        appendInteger(record.time.bitPattern, to: &bytes)
+        appendInteger(UInt64(bitPattern: Int64(record.size)), to: &bytes)
+        appendInteger((record.expires ?? .nan).bitPattern, to: &bytes)
+        appendText(record.directory, to: &bytes)
+        appendText(record.fileName, to: &bytes)
+        appendText(record.key.utf8.count > maximumRecordedKeyLength ? "" : record.key, to: &bytes)
+        let length = UInt32(bytes.count - start - 8)
+        let hash = checksum(bytes[(start + 8)...])
+        for i in 0..<4 {
+            bytes[start + i] = UInt8(truncatingIfNeeded: length >> (8 * i))
+            bytes[start + 4 + i] = UInt8(truncatingIfNeeded: hash >> (8 * i))
         }
-        appendInteger(UInt32(body.count), to: &bytes)
-        appendInteger(checksum(body), to: &bytes)
-        bytes.append(contentsOf: body)
+    }
+
+    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
+        appendInteger(UInt32(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
     }
 
     static func header(snapshotLength: Int, compacted: Bool) -> [UInt8] {
