@@ -14,19 +14,19 @@ import KeyedArchive
 /// }
 /// ```
 extension ArchiveStore {
-    /// ``save(_:forKey:expiresAfter:)`` with the file work off the caller's actor.
+    /// ``save(_:forKey:expiresAfter:)-34ndq`` with the file work off the caller's actor.
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) async throws {
         let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.seconds) }
         let content = try StoreRecord.encode(value, key: key, expires: expires)
         try await Self.offTheCallersActor { try self.store(content, forKey: key, expires: expires) }
     }
 
-    /// ``load(_:forKey:)`` with the file work and the decoding off the caller's actor.
+    /// ``load(_:forKey:)-8yj94`` with the file work and the decoding off the caller's actor.
     public func load<T>(_ type: T.Type, forKey key: String) async throws -> sending T? {
         try await Self.loadOffTheCallersActor(type, forKey: key, from: self)
     }
 
-    /// ``remove(forKey:)`` with the file work off the caller's actor.
+    /// ``remove(forKey:)-5avmq`` with the file work off the caller's actor.
     public func remove(forKey key: String) async throws {
         try await Self.offTheCallersActor { try self.removeNow(forKey: key) }
     }

@@ -4,10 +4,11 @@ import KeyedArchive
 extension ArchiveStore {
     /// Something that happened to a stored value: reported by ``changes()``, ``changes(forKey:)``.
     public struct Change: Sendable, Equatable, Hashable {
+        /// What happened to the value.
         public enum Kind: Sendable, Equatable, Hashable {
-            /// A new value was saved (``save(_:forKey:expiresAfter:)``, `set`).
+            /// A new value was saved (``save(_:forKey:expiresAfter:)-34ndq``, `set`).
             case saved
-            /// The value was removed (``remove(forKey:)``, ``removeAll()``).
+            /// The value was removed (``remove(forKey:)-5avmq``, ``removeAll()``).
             case removed
             /// The value expired and was deleted (by a load, ``removeExpired()``, ``trim()`` or a
             /// save past the limits).
@@ -18,8 +19,10 @@ extension ArchiveStore {
 
         /// The key, exactly as saved.
         public let key: String
+        /// What happened to its value.
         public let kind: Kind
 
+        /// A change of `kind` to the value under `key` (to compare with what a sequence yields).
         public init(key: String, kind: Kind) {
             self.key = key
             self.kind = kind

@@ -7,7 +7,7 @@ import KeyedArchive
 /// ``ArchiveStore/dataStore(named:)``, ``ArchiveStore/cacheStore(named:)``) and is shared by
 /// every namespace made from it, at any depth and whenever it was made: registering a type on
 /// the store or on any of its namespaces lets all of them read it. A change applies to every
-/// read that starts after it (``ArchiveStore/load(_:forKey:)``, the typed getters,
+/// read that starts after it (``ArchiveStore/load(_:forKey:)-8yj94``, the typed getters,
 /// ``ArchiveStore/contains(_:)``, ``ArchiveStore/keys``, ``ArchiveStore/removeExpired()``).
 /// Thread-safe; saves are not affected.
 ///
@@ -49,7 +49,7 @@ extension ArchiveStore {
     /// (``/KeyedArchive/KeyedUnarchiver/Options``; its defaults until set).
     ///
     /// `maximumArchiveSize` also bounds the files read: a larger file is not read at all, and
-    /// counts as a damaged file (``load(_:forKey:)`` throws `.sizeLimit`). Reading or setting
+    /// counts as a damaged file (``load(_:forKey:)-8yj94`` throws `.sizeLimit`). Reading or setting
     /// the whole value is atomic; `store.unarchiverOptions.maximumDepth = 64` reads, changes and
     /// sets it, so two threads changing different limits at once may lose one change.
     public var unarchiverOptions: KeyedUnarchiver.Options {

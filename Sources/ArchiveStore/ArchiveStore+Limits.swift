@@ -44,6 +44,7 @@ extension ArchiveStore {
         /// instance or process is seen; see the README for what a hit returns.
         public var memoryBytes: Int?
 
+        /// Limits; nil sets none. Negative values count as zero.
         public init(maximumBytes: Int? = nil, maximumCount: Int? = nil, maximumAge: Duration? = nil, memoryBytes: Int? = nil) {
             self.maximumBytes = maximumBytes.map { max(0, $0) }
             self.maximumCount = maximumCount.map { max(0, $0) }

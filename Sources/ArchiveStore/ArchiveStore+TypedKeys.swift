@@ -17,7 +17,7 @@ extension ArchiveStore {
     /// for await searches in settings.values(for: .recentSearches) { … }
     /// ```
     ///
-    /// The value is stored as an ordinary value under `name` (``load(_:forKey:)`` reads it), so
+    /// The value is stored as an ordinary value under `name` (``load(_:forKey:)-8yj94`` reads it), so
     /// any type the store saves works: property-list values, `Archivable`, `KeyedCoding` and
     /// `Codable` types, collections of them.
     public struct Key<Value>: Sendable where Value: Sendable {
@@ -26,6 +26,7 @@ extension ArchiveStore {
         /// What the key reads as when no value is stored, it expired, or it cannot be read.
         public let defaultValue: Value
 
+        /// A key stored under `name` that reads as `defaultValue` when nothing is stored.
         public init(_ name: String, default defaultValue: Value) {
             self.name = name
             self.defaultValue = defaultValue
@@ -40,12 +41,12 @@ extension ArchiveStore {
 
     /// The value under `key`, or its default when none is stored or it expired.
     ///
-    /// - Throws: as ``load(_:forKey:)``: a stored value of another type, a damaged file.
+    /// - Throws: as ``load(_:forKey:)-8yj94``: a stored value of another type, a damaged file.
     public func value<Value>(for key: Key<Value>) throws -> Value {
         try load(Value.self, forKey: key.name) ?? key.defaultValue
     }
 
-    /// Saves `value` under `key`, durably. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves `value` under `key`, durably. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws {
         try save(value, forKey: key.name)
     }

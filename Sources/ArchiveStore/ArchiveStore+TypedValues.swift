@@ -31,26 +31,26 @@ import KeyedArchive
 /// differences from `UserDefaults` on Linux: a URL is kept whole (`UserDefaults` there keeps
 /// only its path, as a string), and `Int.max` reads as itself (`UserDefaults` there reads 0).
 ///
-/// Each value is an ordinary stored value: ``ArchiveStore/load(_:forKey:)`` reads it too (as
+/// Each value is an ordinary stored value: ``ArchiveStore/load(_:forKey:)-8yj94`` reads it too (as
 /// the type it was saved as), and ``ArchiveStore/keys`` lists it. A key holds a value when a
 /// readable, unexpired file is stored under it; a damaged file counts as no value here.
 extension ArchiveStore {
-    /// Saves an integer under `key`. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves an integer under `key`. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Int, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves a real number under `key`. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves a real number under `key`. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Double, forKey key: String) throws { try save(value, forKey: key) }
     /// Saves a single-precision real number (a 4-byte real) under `key`. Throws as
-    /// ``save(_:forKey:expiresAfter:)``.
+    /// ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Float, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves a Boolean under `key`. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves a Boolean under `key`. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Bool, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves a string under `key`. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves a string under `key`. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: String, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves a URL under `key` (as an `NSURL` object, whole). Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves a URL under `key` (as an `NSURL` object, whole). Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: URL, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves a date under `key` (as an `NSDate` object). Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves a date under `key` (as an `NSDate` object). Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Date, forKey key: String) throws { try save(value, forKey: key) }
-    /// Saves bytes under `key`. Throws as ``save(_:forKey:expiresAfter:)``.
+    /// Saves bytes under `key`. Throws as ``save(_:forKey:expiresAfter:)-34ndq``.
     public func set(_ value: Data, forKey key: String) throws { try save(value, forKey: key) }
 
     /// Sets what the typed getters return for keys that hold no value, as
@@ -58,7 +58,7 @@ extension ArchiveStore {
     ///
     /// The values are converted by each getter like stored values (`"42"` registered reads as
     /// the integer 42). They are kept in memory only, never written, and never seen by
-    /// ``load(_:forKey:)``, ``contains(_:)`` or ``keys``. A stored value always wins, even one
+    /// ``load(_:forKey:)-8yj94``, ``contains(_:)`` or ``keys``. A stored value always wins, even one
     /// the getter cannot convert. Calls merge: a key registered again takes the new value.
     ///
     /// Like the rest of the configuration, registered defaults are shared by the store made

@@ -69,9 +69,9 @@ import Darwin
 /// Two saves of one key at once leave one of the two values.
 ///
 /// **Damaged files.** A file under a key that is not a stored keyed archive (truncated,
-/// corrupt, written by another program, or holding another key's value) makes ``load(_:forKey:)``
+/// corrupt, written by another program, or holding another key's value) makes ``load(_:forKey:)-8yj94``
 /// throw an `ArchiveError` naming its path; the file is left in place so it can be inspected,
-/// and ``remove(forKey:)`` or a new save replaces it. The typed getters return their defaults
+/// and ``remove(forKey:)-5avmq`` or a new save replaces it. The typed getters return their defaults
 /// for it, ``contains(_:)`` returns true, ``removeExpired()`` leaves it and ``removeAll()``
 /// deletes it.
 public final class ArchiveStore: Sendable {
@@ -219,7 +219,7 @@ public final class ArchiveStore: Sendable {
     /// written the value under the current name, the values under those names are removed.
     ///
     /// - Parameter value: The value to store; its static type names the key.
-    /// - Throws: as ``save(_:forKey:expiresAfter:)``; nothing is removed if the save fails.
+    /// - Throws: as ``save(_:forKey:expiresAfter:)-34ndq``; nothing is removed if the save fails.
     public func save<T>(_ value: T) throws {
         try save(value, forKey: Self.defaultKey(for: T.self))
         for legacy in KeyedArchiver.legacyClassNames(of: T.self) { try remove(forKey: legacy) }
@@ -237,7 +237,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Parameters:
     ///   - type: The type to decode the value as.
-    ///   - key: The key given to ``save(_:forKey:expiresAfter:)``.
+    ///   - key: The key given to ``save(_:forKey:expiresAfter:)-34ndq``.
     /// - Returns: The value, or nil when the key holds none or it expired.
     /// - Throws: `ArchiveError`: `.typeMismatch` (and the unarchiver's other decoding codes)
     ///   when the value is not a `type`; `.unknownClass` for a subclass or other type that was
@@ -249,7 +249,7 @@ public final class ArchiveStore: Sendable {
         try loadNow(type, forKey: key)
     }
 
-    /// ``load(_:forKey:)``, named apart from its `async` form.
+    /// ``load(_:forKey:)-8yj94``, named apart from its `async` form.
     func loadNow<T>(_ type: T.Type, forKey key: String) throws -> T? {
         let configuration = configuration.withLock { $0 }
         if let hit = try memoryHit(type, forKey: key, configuration: configuration) { return hit }
@@ -269,7 +269,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Parameter type: The type to decode; its archive class name is the key.
     /// - Returns: The value, or nil when there is none or it expired.
-    /// - Throws: as ``load(_:forKey:)``.
+    /// - Throws: as ``load(_:forKey:)-8yj94``.
     public func load<T>(_ type: T.Type) throws -> T? {
         if let current = try load(type, forKey: Self.defaultKey(for: type)) { return current }
         for legacy in KeyedArchiver.legacyClassNames(of: type) {
@@ -280,7 +280,7 @@ public final class ArchiveStore: Sendable {
 
     /// True when a value is stored under `key` and has not expired.
     ///
-    /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)``
+    /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)-8yj94``
     /// then throws). Deletes nothing.
     public func contains(_ key: String) -> Bool {
         let configuration = configuration.withLock { $0 }
@@ -369,7 +369,7 @@ public final class ArchiveStore: Sendable {
         try removeNow(forKey: key)
     }
 
-    /// ``remove(forKey:)``, named apart from its `async` form.
+    /// ``remove(forKey:)-5avmq``, named apart from its `async` form.
     func removeNow(forKey key: String) throws {
         defer { compactIfDue() }
         guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
@@ -452,9 +452,9 @@ public final class ArchiveStore: Sendable {
     }
 
     /// The unexpired record stored under `key`, read under `configuration`; nil when there is
-    /// none or it expired (an expired one is deleted, see ``load(_:forKey:)``).
+    /// none or it expired (an expired one is deleted, see ``load(_:forKey:)-8yj94``).
     ///
-    /// - Throws: as ``load(_:forKey:)``, for a file that cannot be read or is not `key`'s.
+    /// - Throws: as ``load(_:forKey:)-8yj94``, for a file that cannot be read or is not `key`'s.
     func record(
         forKey key: String, configuration: StoreConfiguration
     ) throws -> (StoreRecord, root: Directory, status: stat)? {

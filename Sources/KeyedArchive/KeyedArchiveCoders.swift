@@ -27,6 +27,7 @@ public struct KeyedArchiveEncoder: @unchecked Sendable {
     public var maximumDepth = 512
     private var classNames: [(type: Any.Type, name: String)] = []
 
+    /// An encoder with the defaults: root key `"root"`, depth limit 512, no class-name overrides.
     public init() {}
 
     /// Archives `type` under `name` instead of its own class name (``KeyedArchiver/setClassName(_:for:)``).
@@ -73,6 +74,8 @@ public struct KeyedArchiveDecoder: @unchecked Sendable {
     /// Class names read as another type (``KeyedUnarchiver/setClass(_:forClassName:)``).
     public var classNames: [String: Any.Type] = [:]
 
+    /// A decoder with the defaults: root key `"root"`, the unarchiver's default limits, no
+    /// registered types or class names.
     public init() {}
 
     /// The value stored under ``rootKey`` in `data`, decoded as `type`.
