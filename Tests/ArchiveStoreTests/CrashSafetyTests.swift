@@ -105,28 +105,20 @@ struct CrashSafetyTests {
 
 /// Reads the child's "ack <key index> <n>" lines from a pipe.
 final class AckReader {
-    private let descriptor: Int32
-    private var pending: [UInt8] = []
+    private let lines: LineReader
+    private var parsed = 0
     /// Acknowledgements read so far.
     private(set) var count = 0
     /// The longest value acknowledged per key index.
     private(set) var longest = Array(repeating: 0, count: CrashSafetyTests.keys.count)
 
-    init(_ descriptor: Int32) { self.descriptor = descriptor }
+    init(_ descriptor: Int32) { lines = LineReader(descriptor) }
 
     /// Waits up to `timeout` milliseconds for output and reads what is there. False at end of file.
     func pump(timeout: Int32) -> Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, timeout)
-        if ready == 0 { return true }
-        if ready < 0 { return errno == EINTR }
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        let length = read(descriptor, &buffer, buffer.count)
-        if length <= 0 { return length < 0 && errno == EINTR }
-        pending += buffer[..<length]
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            let parts = String(decoding: pending[..<newline], as: UTF8.self).split(separator: " ")
-            pending.removeSubrange(...newline)
+        let open = lines.pump(timeout: timeout)
+        for line in lines.lines[parsed...] {
+            let parts = line.split(separator: " ")
             if parts.count == 3, parts[0] == "ack", let key = Int(parts[1]), let n = Int(parts[2]),
                 longest.indices.contains(key)
             {
@@ -134,7 +126,8 @@ final class AckReader {
                 count += 1
             }
         }
-        return true
+        parsed = lines.lines.count
+        return open
     }
 }
 #endif
