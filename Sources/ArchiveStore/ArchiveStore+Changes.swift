@@ -85,7 +85,7 @@ extension ArchiveStore {
 
     /// The value under a typed key now, then after each change: its default when none is
     /// stored or it cannot be read.
-    public func values<Value>(for key: Key<Value>) -> AsyncMapSequence<AsyncStream<Value?>, Value> {
+    public func values<Value: Sendable>(for key: Key<Value>) -> AsyncMapSequence<AsyncStream<Value?>, Value> {
         let fallback = key.defaultValue
         return values(of: Value.self, forKey: key.name).map { $0 ?? fallback }
     }

@@ -20,7 +20,7 @@ extension ArchiveStore {
     /// The value is stored as an ordinary value under `name` (``load(_:forKey:)-8yj94`` reads it), so
     /// any type the store saves works: property-list values, `Archivable`, `KeyedCoding` and
     /// `Codable` types, collections of them.
-    public struct Key<Value>: Sendable where Value: Sendable {
+    public struct Key<Value> {
         /// The key the value is stored under.
         public let name: String
         /// What the key reads as when no value is stored, it expired, or it cannot be read.
@@ -56,3 +56,5 @@ extension ArchiveStore {
         try remove(forKey: key.name)
     }
 }
+
+extension ArchiveStore.Key: Sendable where Value: Sendable {}

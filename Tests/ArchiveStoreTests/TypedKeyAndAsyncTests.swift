@@ -29,6 +29,14 @@ struct TypedKeyAndAsyncTests {
         #expect(store[.theme] == "light")
     }
 
+    @Test func aKeyMayHoldAClassThatIsNotSendable() throws {
+        let fixture = try StoreFixture()
+        let key = ArchiveStore.Key<Profile?>("profile", default: nil)
+        #expect(fixture.store[key] == nil)
+        try fixture.store.set(Profile(name: "Ada", phone: "1"), for: key)
+        #expect(fixture.store[key] == Profile(name: "Ada", phone: "1"))
+    }
+
     @Test func aValueOfAnotherTypeReadsAsTheDefaultOrThrows() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
