@@ -229,13 +229,20 @@ extension ArchiveStore {
     private func reconcile(_ index: inout StoreIndex, root: Directory) throws {
         let configuration = configuration.withLock { $0 }
         var seen = Set<String>()
-        try scan(root, relative: "", index: &index, seen: &seen, configuration: configuration)
+        var found: [StoreIndex.Entry] = []
+        try scan(root, relative: "", index: &index, seen: &seen, found: &found, configuration: configuration)
         for entry in index.entriesByUse where !seen.contains(entry.path) { index.remove(entry.path) }
+        // Oldest first: each entry then goes in at the back of the order, in constant time
+        // (the folders list files in no particular order).
+        for entry in found.sorted(by: { $0.lastUse < $1.lastUse }) {
+            index.remove(entry.path)
+            index.put(entry)
+        }
     }
 
     private func scan(
         _ directory: Directory, relative: String, index: inout StoreIndex, seen: inout Set<String>,
-        configuration: StoreConfiguration
+        found: inout [StoreIndex.Entry], configuration: StoreConfiguration
     ) throws {
         for name in try directory.entries() {
             let kind = StoreFileName.classify(name)
@@ -247,10 +254,9 @@ extension ArchiveStore {
                 let size = Int(status.st_size)
                 if var known = index.entry(at: path) {
                     if known.size != size || known.pending {
-                        index.remove(path)
                         known.size = size
                         known.pending = false
-                        index.put(known)
+                        found.append(known)
                     }
                     continue
                 }
@@ -260,7 +266,7 @@ extension ArchiveStore {
                 var key: String?
                 if case .key(let spelled) = kind { key = spelled }
                 if let recorded = record?.key, StoreFileName.keyFileName(for: recorded) == name { key = recorded }
-                index.put(
+                found.append(
                     StoreIndex.Entry(
                         directory: relative, fileName: name, key: key, size: size, expires: record?.expires,
                         lastUse: Self.modificationTime(status), pending: false))
@@ -268,7 +274,7 @@ extension ArchiveStore {
                 guard let nested = try Self.nestedDirectory(name, in: directory) else { continue }
                 try scan(
                     nested, relative: StoreJournal.path(directory: relative, fileName: name), index: &index,
-                    seen: &seen, configuration: configuration)
+                    seen: &seen, found: &found, configuration: configuration)
             case .temporary, .other:
                 continue
             }
