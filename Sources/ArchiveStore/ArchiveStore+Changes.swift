@@ -115,7 +115,7 @@ extension ArchiveStore.Change.Kind {
     init?(_ kind: StoreJournal.Kind) {
         switch kind {
         case .saved: self = .saved
-        case .removed, .cleared: self = .removed
+        case .removed: self = .removed
         case .expired: self = .expired
         case .evicted: self = .evicted
         case .saving, .used, .snapshot, .restated: return nil

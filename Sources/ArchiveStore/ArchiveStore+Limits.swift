@@ -148,7 +148,6 @@ extension ArchiveStore {
 
     // MARK: - Internals
 
-
     /// The unexpired entries of this namespace (`nested`: and of the namespaces inside it),
     /// pending saves checked against the disk.
     func liveEntries(under nested: Bool) throws -> [StoreIndex.Entry] {
@@ -157,15 +156,8 @@ extension ArchiveStore {
         let now = Date().timeIntervalSinceReferenceDate
         return try state.index.withLock { index in
             try catchUp(&index, root: root, rescan: false)
-            let entries = nested ? index.entries(under: directory) : index.entries(in: directory)
-            return entries.filter { entry in
-                guard !entry.isExpired(at: now) else { return false }
-                guard entry.pending else { return true }
-                // A save that announced its rename and has not confirmed it: is the file there?
-                guard let folder = try? Self.open(relative: entry.directory, in: root),
-                    let status = try? folder.status(of: entry.fileName)
-                else { return false }
-                return status.st_mode & S_IFMT == S_IFREG
+            return index.entries(of: directory, nested: nested).filter { entry in
+                !entry.isExpired(at: now) && (!entry.pending || Self.file(of: entry, in: root) != nil)
             }
         }
     }
@@ -291,35 +283,33 @@ extension ArchiveStore {
         // Under the exclusive lock nothing is being saved: read the last records first.
         guard tail(&index, root: root) else { return }  // damaged since: the next catch-up repairs it
         var records: [StoreJournal.Record] = []
-        for entry in index.entriesByUse {
-            var entry = entry
+        for var entry in index.entriesByUse {
             if entry.pending {
-                guard let folder = try? Self.open(relative: entry.directory, in: root),
-                    let status = try? folder.status(of: entry.fileName), status.st_mode & S_IFMT == S_IFREG
-                else {
+                guard let status = Self.file(of: entry, in: root) else {
                     index.remove(entry.path)
                     continue
                 }
                 entry.size = Int(status.st_size)
+                entry.pending = false
+                index.put(entry)  // same time: it keeps its place
             }
-            records.append(
-                StoreJournal.Record(
-                    kind: .snapshot, time: entry.lastUse, size: entry.size, expires: entry.expires,
-                    directory: entry.directory, fileName: entry.fileName, key: entry.key ?? ""))
+            records.append(record(of: entry, kind: .snapshot, at: entry.lastUse))
         }
         guard
-            (try? StoreJournal.rewrite(
-                records, in: root, mode: UInt32(state.permissions.fileMode), temporaryName: temporaryFileName())) != nil
+            let (identity, length) = try? StoreJournal.rewrite(
+                records, in: root, mode: UInt32(state.permissions.fileMode), temporaryName: temporaryFileName())
         else { return }
         // Follow the new file from its end: its snapshot is this index.
-        if let contents = StoreJournal.read(in: root, from: 0, identity: nil) {
-            index.removeAllEntries()
-            for record in contents.parsed.records { index.apply(record) }
-            index.isLoaded = true
-            state.indexLoaded.store(true, ordering: .relaxed)
-            index.journalIdentity = contents.identity
-            index.journalOffset = contents.parsed.end
-        }
+        index.journalIdentity = identity
+        index.journalOffset = length
+    }
+
+    /// The status of an entry's file, if it is there as a regular file.
+    private static func file(of entry: StoreIndex.Entry, in root: Directory) -> stat? {
+        guard let folder = try? open(relative: entry.directory, in: root),
+            let status = try? folder.status(of: entry.fileName), status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        return status
     }
 
     /// Compacts the journal if a record written under a lock found it due.
@@ -366,7 +356,7 @@ extension ArchiveStore {
         let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]
         for (entry, expired) in victims {
-            guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName, kind: .evicted) else {
+            guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName) else {
                 index.remove(entry.path)
                 continue
             }
@@ -384,10 +374,10 @@ extension ArchiveStore {
                     stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
                 else { continue }
             }
-            guard let removed = try? folder.removeFile(entry.fileName) else { continue }
+            // A file already gone (another process evicted it) is recorded all the same.
+            guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
             state.memory.withLock { $0.remove(entry.path) }
             index.remove(entry.path)
-            _ = removed  // gone already (another process evicted it): recorded all the same
             StoreJournal.append(
                 [record(of: entry, kind: expired ? .expired : .evicted, at: now)], in: root,
                 mode: UInt32(state.permissions.fileMode))
@@ -421,11 +411,13 @@ extension ArchiveStore {
             fileName: entry.fileName, key: entry.key ?? "")
     }
 
-    /// The record of an event on `key`'s file in this namespace.
-    func journalRecord(_ kind: StoreJournal.Kind, key: String, size: Int = 0, expires: Double? = nil) -> StoreJournal.Record {
+    /// The record of an event on `key`'s file (`fileName`, when the caller has it) in this namespace.
+    func journalRecord(
+        _ kind: StoreJournal.Kind, key: String, fileName: String? = nil, size: Int = 0, expires: Double? = nil
+    ) -> StoreJournal.Record {
         StoreJournal.Record(
             kind: kind, time: Date().timeIntervalSinceReferenceDate, size: size, expires: expires,
-            directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key), key: key)
+            directory: relativeDirectory, fileName: fileName ?? StoreFileName.keyFileName(for: key), key: key)
     }
 
     /// Appends `records` to the journal (best effort, see ``StoreJournal/append(_:in:mode:)``),
@@ -435,9 +427,13 @@ extension ArchiveStore {
         guard !records.isEmpty,
             let length = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode)),
             length > StoreJournal.compactionThreshold,
-            let snapshot = StoreJournal.snapshotLength(in: root), length / 3 > snapshot
+            // The header is read only when the snapshot length last seen says a compaction may
+            // be due (one from another process that shrank it only delays the next one).
+            length / 3 > state.snapshotLength.load(ordering: .relaxed),
+            let snapshot = StoreJournal.snapshotLength(in: root)
         else { return }
-        state.compactionDue.store(true, ordering: .relaxed)
+        state.snapshotLength.store(snapshot, ordering: .relaxed)
+        if length / 3 > snapshot { state.compactionDue.store(true, ordering: .relaxed) }
     }
 
     /// The folder at `relative` (`ns-a/ns-b`) inside `root`, without following links; nil if gone.
@@ -467,9 +463,7 @@ extension ArchiveStore {
     /// load from disk (`batched` false), else with the next batch (see ``StoreState/pendingUses``),
     /// so a hit in memory costs no write.
     func noteUse(of key: String, batched: Bool = false, fileName: String? = nil) {
-        let use = StoreJournal.Record(
-            kind: .used, time: Date().timeIntervalSinceReferenceDate, size: 0, expires: nil,
-            directory: relativeDirectory, fileName: fileName ?? StoreFileName.keyFileName(for: key), key: key)
+        let use = journalRecord(.used, key: key, fileName: fileName)
         if state.indexLoaded.load(ordering: .relaxed) {
             state.index.withLock { index in
                 if index.isLoaded { index.touch(use.path, at: use.time) }
@@ -503,7 +497,7 @@ extension ArchiveStore {
             noteUse(of: key, batched: true, fileName: fileName)
             return typed
         case .archive(let data):
-            let record = try StoreRecord(data, path: rootPath + "/" + path, configuration: configuration)
+            let record = try StoreRecord(data, path: item.file, configuration: configuration)
             let value = try record.decodeValue(type)
             state.memoryHits.add(1, ordering: .relaxed)
             noteUse(of: key, batched: true, fileName: fileName)

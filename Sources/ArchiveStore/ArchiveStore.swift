@@ -372,18 +372,17 @@ public final class ArchiveStore: Sendable {
     /// ``remove(forKey:)-5avmq``, named apart from its `async` form.
     func removeNow(forKey key: String) throws {
         defer { compactIfDue() }
-        guard let root = try Directory.open(path: rootPath), try subdirectories(from: root, creating: false) != nil
-        else { return }
-        let removed: Directory?
+        // Nothing to remove, and no lock file to create, when the namespace has no folder.
+        guard let (root, directory) = try openDirectories(creating: false) else { return }
+        let removed: Bool
         do {
             let lock = try StoreLock.acquire(.shared, in: root, fileMode: state.permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
-            guard let directory = try subdirectories(from: root, creating: false) else { return }
-            removed = try directory.removeFile(StoreFileName.keyFileName(for: key)) ? directory : nil
+            removed = try directory.removeFile(StoreFileName.keyFileName(for: key))
             forgetInMemory(key)
-            if removed != nil { record([journalRecord(.removed, key: key)], root: root) }
+            if removed { record([journalRecord(.removed, key: key)], root: root) }
         }
-        try removed?.sync()
+        if removed { try directory.sync() }
     }
 
     /// Removes every value of this namespace and of every namespace nested in it.

@@ -22,7 +22,6 @@ struct RecencyList<Element> {
     private var tail = -1
 
     var count: Int { slotByPath.count }
-    var isEmpty: Bool { slotByPath.isEmpty }
 
     subscript(path: String) -> Element? {
         slotByPath[path].flatMap { slots[$0].element }
@@ -80,12 +79,6 @@ struct RecencyList<Element> {
         slotByPath[path] = index
         insert(index)
         return nil
-    }
-
-    /// Changes the element of `path` in place, keeping its place in the order.
-    mutating func update(_ path: String, _ body: (inout Element) -> Void) {
-        guard let index = slotByPath[path], slots[index].element != nil else { return }
-        body(&slots[index].element!)
     }
 
     /// Marks `path` used at `time`; nothing for an unknown path.

@@ -14,7 +14,8 @@ struct StoreIndex: Sendable {
         /// Bytes on disk; during a save, the larger of the old and the new size.
         var size: Int
         var expires: Double?
-        /// Seconds since 2001 of the last save or load (the order's time; set by the index).
+        /// Seconds since 2001 of the last save or load: what ``put(_:)`` places the entry by, and
+        /// what the index's accessors report (the order keeps the time; uses only move it).
         var lastUse: Double
         /// A save announced its rename and has not confirmed it: the file may not be there.
         var pending: Bool
@@ -40,21 +41,36 @@ struct StoreIndex: Sendable {
 
     var count: Int { order.count }
 
-    func entry(at path: String) -> Entry? { order[path] }
-
-    /// Every entry, least recently used first.
-    var entriesByUse: [Entry] { order.elementsByUse.map(\.element) }
-
-    /// The entries of one directory (not of the namespaces inside it).
-    func entries(in directory: String) -> [Entry] {
-        order.elements.filter { $0.directory == directory }
+    func entry(at path: String) -> Entry? {
+        guard var entry = order[path], let time = order.time(of: path) else { return nil }
+        entry.lastUse = time
+        return entry
     }
 
-    /// The entries of a directory and of every namespace inside it.
-    func entries(under directory: String) -> [Entry] {
-        if directory.isEmpty { return Array(order.elements) }
+    /// Every entry, least recently used first.
+    var entriesByUse: [Entry] {
+        order.elementsByUse.map { path, entry, time in
+            var entry = entry
+            entry.lastUse = time
+            return entry
+        }
+    }
+
+    /// The entries of a directory (`nested`: and of every namespace inside it), least recently
+    /// used first.
+    func entries(of directory: String, nested: Bool) -> [Entry] {
+        let all = nested && directory.isEmpty
         let prefix = directory + "/"
-        return order.elements.filter { $0.directory == directory || $0.directory.hasPrefix(prefix) }
+        var result: [Entry] = []
+        order.forEachByUse { _, entry, time in
+            if all || entry.directory == directory || (nested && entry.directory.hasPrefix(prefix)) {
+                var entry = entry
+                entry.lastUse = time
+                result.append(entry)
+            }
+            return true
+        }
+        return result
     }
 
     mutating func removeAllEntries() {
@@ -68,16 +84,12 @@ struct StoreIndex: Sendable {
         let old = order.put(entry, at: entry.path, time: entry.lastUse)
         // Saturating: sizes come from a journal another process wrote.
         totalBytes = max(0, totalBytes.addingReportingOverflow(entry.size - (old?.size ?? 0)).partialValue)
-        let time = order.time(of: entry.path) ?? entry.lastUse
-        order.update(entry.path) { $0.lastUse = time }
         if let expires = entry.expires { nextExpiry = min(nextExpiry, expires) }
     }
 
     /// Marks the entry used at `time`; nothing for an unknown path.
     mutating func touch(_ path: String, at time: Double) {
         order.touch(path, at: time)
-        guard let time = order.time(of: path) else { return }
-        order.update(path) { $0.lastUse = time }
     }
 
     @discardableResult
@@ -85,10 +97,6 @@ struct StoreIndex: Sendable {
         guard let entry = order.remove(path) else { return nil }
         totalBytes = max(0, totalBytes - entry.size)
         return entry
-    }
-
-    mutating func removeAll(under directory: String) {
-        for entry in entries(under: directory) { remove(entry.path) }
     }
 
     /// The key of a record: spelled by a reversible file name, else the one recorded (a hashed
@@ -117,8 +125,6 @@ struct StoreIndex: Sendable {
             touch(record.path, at: record.time)
         case .removed, .expired, .evicted:
             remove(record.path)
-        case .cleared:
-            removeAll(under: record.directory)
         }
     }
 

@@ -62,13 +62,11 @@ enum StoreJournal {
         case removed = 4
         case expired = 5
         case evicted = 6
-        /// Every value in the directory and the namespaces inside it was removed.
-        case cleared = 7
         /// A compaction's record of an entry, oldest use first.
-        case snapshot = 8
+        case snapshot = 7
         /// What a key's file holds after a save that failed before its rename (the value did
         /// not change; the record replaces what `saving` announced).
-        case restated = 9
+        case restated = 8
     }
 
     struct Record: Equatable {
@@ -189,7 +187,7 @@ enum StoreJournal {
             position += length
         }
         guard position == body.endIndex, size >= 0, size <= maximumRecordedSize, time.isFinite,
-            !expires.isInfinite, isValidPlace(directory: texts[0], fileName: texts[1], kind: kind)
+            !expires.isInfinite, isValidPlace(directory: texts[0], fileName: texts[1])
         else { return nil }
         return Record(
             kind: kind, time: time, size: Int(size), expires: expires.isNaN ? nil : expires, directory: texts[0],
@@ -206,15 +204,14 @@ enum StoreJournal {
 
     /// Whether a record names a place the store itself writes: a directory made of namespace
     /// folders and a key file in it (no record may send the store outside its folder, to `..`
-    /// or a path with `/`). A `cleared` record names a directory only.
-    static func isValidPlace(directory: String, fileName: String, kind: Kind) -> Bool {
+    /// or a path with `/`).
+    static func isValidPlace(directory: String, fileName: String) -> Bool {
         for component in directory.split(separator: "/", omittingEmptySubsequences: false) where !directory.isEmpty {
             switch StoreFileName.classify(String(component)) {
             case .namespace, .hashedNamespace: continue
             default: return false
             }
         }
-        if kind == .cleared { return fileName.isEmpty }
         switch StoreFileName.classify(fileName) {
         case .key, .hashedKey: return true
         default: return false
@@ -227,6 +224,11 @@ enum StoreJournal {
     struct Identity: Equatable {
         var device: UInt64
         var inode: UInt64
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
     }
 
     /// Appends `records` in one write. Best effort: a journal that cannot be written leaves the
@@ -273,7 +275,6 @@ enum StoreJournal {
         /// the records start from the journal's beginning.
         var restarted: Bool
         var parsed: Parsed
-        var snapshotLength: Int
         /// A compaction wrote the file: its snapshot lists every value (on a restart).
         var compacted = false
     }
@@ -289,41 +290,52 @@ enum StoreJournal {
         defer { close(file) }
         var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let current = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        let current = Identity(info)
         let length = Int(info.st_size)
         // Another file, or this one truncated or rewritten in place: read it from the start.
         let restarted = current != identity || length < offset || offset < headerSize
         let start = restarted ? 0 : offset
         guard length <= maximumLength else {
-            return Contents(identity: current, restarted: restarted, parsed: Parsed(end: start, damaged: true), snapshotLength: 0)
+            return Contents(identity: current, restarted: restarted, parsed: Parsed(end: start, damaged: true))
         }
         guard length > start || restarted else {
-            return Contents(identity: current, restarted: false, parsed: Parsed(end: start), snapshotLength: 0)
+            return Contents(identity: current, restarted: false, parsed: Parsed(end: start))
         }
-        var bytes = [UInt8](repeating: 0, count: max(0, length - start))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                retryingInterrupts { pread(file, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled)) }
-            }
-            if count <= 0 { break }
-            filled += count
-        }
-        bytes.removeLast(bytes.count - filled)
-        // Parse with absolute offsets: pad the prefix that was not read.
+        let bytes = bytes(of: file, from: start, count: length - start)
         if restarted {
-            guard bytes.count >= headerSize, Array(bytes[0..<magic.count]) == magic else {
-                return Contents(identity: current, restarted: true, parsed: Parsed(end: 0, damaged: true), snapshotLength: 0)
+            guard let header = header(of: bytes) else {
+                return Contents(identity: current, restarted: true, parsed: Parsed(end: 0, damaged: true))
             }
-            let word = readInteger(UInt64.self, bytes, magic.count)
-            let snapshot = Int(clamping: word & ~compactedFlag)
             return Contents(
-                identity: current, restarted: true, parsed: parse(bytes, from: headerSize), snapshotLength: snapshot,
-                compacted: word & compactedFlag != 0)
+                identity: current, restarted: true, parsed: parse(bytes, from: headerSize), compacted: header.compacted)
         }
+        // Offsets in the bytes read are relative to `start`.
         var parsed = parse(bytes, from: 0)
         parsed.end += start
-        return Contents(identity: current, restarted: false, parsed: parsed, snapshotLength: 0)
+        return Contents(identity: current, restarted: false, parsed: parsed)
+    }
+
+    /// Up to `count` bytes of `file` from `start` (fewer if it ends sooner).
+    static func bytes(of file: Int32, from start: Int, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var filled = 0
+        while filled < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                retryingInterrupts { pread(file, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled)) }
+            }
+            if read <= 0 { break }
+            filled += read
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+
+    /// The header at the start of `bytes`: the snapshot's length and whether a compaction wrote
+    /// the file; nil when it is not a journal header.
+    private static func header(of bytes: [UInt8]) -> (snapshotLength: Int, compacted: Bool)? {
+        guard bytes.count >= headerSize, bytes[0..<magic.count].elementsEqual(magic) else { return nil }
+        let word = readInteger(UInt64.self, bytes, magic.count)
+        return (Int(clamping: word & ~compactedFlag), word & compactedFlag != 0)
     }
 
     /// The snapshot length the journal's header records; nil when it cannot be read.
@@ -331,17 +343,19 @@ enum StoreJournal {
         let file = retryingInterrupts { openat(root.descriptor, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard file >= 0 else { return nil }
         defer { close(file) }
-        var header = [UInt8](repeating: 0, count: headerSize)
-        let count = header.withUnsafeMutableBytes { pread(file, $0.baseAddress!, headerSize, 0) }
-        guard count == headerSize, Array(header[0..<magic.count]) == magic else { return nil }
-        return Int(clamping: readInteger(UInt64.self, header, magic.count) & ~compactedFlag)
+        return header(of: bytes(of: file, from: 0, count: headerSize))?.snapshotLength
     }
 
     /// Replaces the journal with `records` as its snapshot (the caller holds the exclusive lock).
-    static func rewrite(_ records: [Record], in root: Directory, mode: UInt32, temporaryName: String) throws {
+    ///
+    /// - Returns: The new journal's identity and length, where a reader of it goes on from.
+    static func rewrite(
+        _ records: [Record], in root: Directory, mode: UInt32, temporaryName: String
+    ) throws -> (identity: Identity, length: Int) {
         var body: [UInt8] = []
         for record in records { append(record, to: &body) }
         let content = header(snapshotLength: body.count, compacted: true) + body
-        try root.replaceFile(fileName, with: Data(content), temporaryName: temporaryName, mode: mode)
+        let written = try root.replaceFile(fileName, with: Data(content), temporaryName: temporaryName, mode: mode)
+        return (Identity(written), content.count)
     }
 }

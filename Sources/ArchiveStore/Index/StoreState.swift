@@ -26,6 +26,8 @@ final class StoreState: Sendable {
     let indexLoaded = Atomic<Bool>(false)
     /// Set when a record written under a lock found the journal due for compaction.
     let compactionDue = Atomic<Bool>(false)
+    /// The journal's snapshot length as last read from its header (0 until then).
+    let snapshotLength = Atomic<Int>(0)
     let rootPath: String
 
     init(rootPath: String, limits: ArchiveStore.Limits, permissions: ArchiveStore.Permissions) {

@@ -1,4 +1,4 @@
-// Unsafe code in this file: inotify events and journal bytes are read into buffers of the exact size given to read(2).
+// Unsafe code in this file: inotify events are read into a buffer of the exact size given to read(2).
 
 import Dispatch
 import Synchronization
@@ -108,7 +108,7 @@ final class JournalWatcher: @unchecked Sendable {
         guard journal >= 0 else { return }
         var info = stat()
         guard fstat(journal, &info) == 0 else { return }
-        identity = StoreJournal.Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        identity = StoreJournal.Identity(info)
         if atEnd { offset = max(StoreJournal.headerSize, Int(info.st_size)) }
         #if canImport(Darwin)
         watchJournalFile()
@@ -122,7 +122,7 @@ final class JournalWatcher: @unchecked Sendable {
         var current = stat()
         let replaced =
             fstatat(root.descriptor, StoreJournal.fileName, &current, AT_SYMLINK_NOFOLLOW) == 0
-            && StoreJournal.Identity(device: UInt64(current.st_dev), inode: UInt64(current.st_ino)) != identity
+            && StoreJournal.Identity(current) != identity
         if replaced {
             // A compaction's snapshot describes values, not changes: follow from its end; a
             // journal started afresh is read from its first record.
@@ -141,13 +141,7 @@ final class JournalWatcher: @unchecked Sendable {
             if length < offset { offset = StoreJournal.headerSize }  // truncated in place
             return []
         }
-        var bytes = [UInt8](repeating: 0, count: length - offset)
-        let count = bytes.withUnsafeMutableBytes { buffer in
-            retryingInterrupts { pread(journal, buffer.baseAddress!, buffer.count, off_t(offset)) }
-        }
-        guard count > 0 else { return [] }
-        bytes.removeLast(bytes.count - count)
-        let parsed = StoreJournal.parse(bytes, from: 0)
+        let parsed = StoreJournal.parse(StoreJournal.bytes(of: journal, from: offset, count: length - offset), from: 0)
         if parsed.damaged {
             // Nothing after damage can be trusted: skip to the end (the store repairs the journal).
             offset = length
