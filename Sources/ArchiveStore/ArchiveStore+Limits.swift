@@ -385,7 +385,8 @@ extension ArchiveStore {
         // The removals are not flushed to disk: a value evicted just before a power loss that
         // comes back is harmless (the next scan counts it, the next save past the limits
         // evicts it again), and a flush here would cost each save past the limits a second one.
-        tail(&index, root: root)
+        // The records just written are read back by the next catch-up (the entries are gone
+        // from the index already).
     }
 
     /// Deletes the temporary files of killed saves in `directory` and the namespaces inside it
