@@ -16,10 +16,12 @@ extension ArchiveStore {
     ///
     /// A store past a limit removes values, least recently used first ("use" is a save or a
     /// load, remembered across launches and seen between processes), until it is within every
-    /// limit again. This happens after each save that takes it past a limit and on ``trim()``.
+    /// limit again. A save that would take it past a limit makes room first (and writes its
+    /// value into the file of a value it evicted from its own folder, which costs the file
+    /// system less than a file deleted and one created); ``trim()`` does the same on demand.
     /// Expired values go first, and each removal is recorded as `evicted` (or `expired`) for
-    /// the store's observers. The value being saved is never removed to make room for itself: a
-    /// value larger than `maximumBytes` is kept, alone.
+    /// the store's observers, before the save is recorded as `saved`. The value being saved is
+    /// never removed to make room for itself: a value larger than `maximumBytes` is kept, alone.
     ///
     /// The limits count the whole store: its values and those of every namespace inside it
     /// (``count`` and ``totalBytes`` of the root store are what they compare). Bytes are the
@@ -137,11 +139,11 @@ extension ArchiveStore {
         guard let root = try Directory.open(path: rootPath) else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
-        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
+        record(state.takePendingUses(), root: root)
         try state.index.withLock { index in
             try catchUp(&index, root: root, rescan: true, holdingExclusiveLock: true)
             try Self.sweepTemporaryFiles(in: root)
-            evict(&index, root: root, protecting: nil, limits: state.limits)
+            record(evict(&index, root: root, protecting: nil).records, root: root, appliedTo: &index)
             compact(&index, root: root, holdingExclusiveLock: true)
         }
     }
@@ -323,7 +325,39 @@ extension ArchiveStore {
         }
     }
 
-    /// After a save: when the store is past its limits, removes what
+    /// Whether saving `announced` would take the store past its limits, by what the index
+    /// knows (brought up to date first).
+    func wouldPassLimits(saving announced: StoreJournal.Record, root: Directory) -> Bool {
+        let limits = state.limits
+        return (try? state.index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            return index.isBeyond(limits, at: announced.time, saving: announced.path, size: announced.size)
+        }) ?? false
+    }
+
+    /// Before a save past the limits (the caller holds the exclusive lock): announces the save
+    /// and removes what ``StoreIndex/victims(for:at:protecting:)`` chooses with the saved value
+    /// counted, recording it all in one write to the journal.
+    ///
+    /// - Returns: the file of a victim in `directory`, to be reused for the saved value (see
+    ///   ``ReusedFile``); nil when there is none to reuse.
+    func makeRoom(for announced: StoreJournal.Record, in directory: Directory, root: Directory) -> ReusedFile? {
+        let uses = state.takePendingUses()
+        return state.index.withLock { index in
+            // Damage hides what other processes saved since: repair first (the lock is held).
+            try? catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
+            for use in uses { index.apply(use) }
+            index.apply(announced)
+            let (removed, reused) = evict(
+                &index, root: root, protecting: announced.path,
+                reusingFileIn: (relativeDirectory, directory, temporaryFileName()))
+            record(uses + [announced] + removed, root: root, appliedTo: &index)
+            return reused
+        }
+    }
+
+    /// After a save: when the store is past its limits (a save of another instance or process
+    /// raced with this one; a save that expected to pass them made room first), removes what
     /// ``StoreIndex/victims(for:at:protecting:)`` chooses, under the exclusive lock.
     ///
     /// Best effort: the save is done and durable whatever happens here; a removal that fails
@@ -339,22 +373,32 @@ extension ArchiveStore {
         guard beyond, let lock = try? StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         else { return }
         defer { withExtendedLifetime(lock) {} }
-        StoreJournal.append(state.takePendingUses(), in: root, mode: UInt32(state.permissions.fileMode))
+        record(state.takePendingUses(), root: root)
         try? state.index.withLock { index in
             // Damage hides what other processes saved since: repair first (the lock is held).
             try catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
-            evict(&index, root: root, protecting: path, limits: limits)
+            record(evict(&index, root: root, protecting: path).records, root: root, appliedTo: &index)
         }
     }
 
-    /// Removes the victims of `limits` (the caller holds the exclusive lock) and records each
-    /// removal as it is made. A file that cannot be removed is skipped.
-    private func evict(_ index: inout StoreIndex, root: Directory, protecting path: String?, limits: Limits) {
+    /// Removes the victims of the store's limits (the caller holds the exclusive lock) from
+    /// the folders and the index. A file that cannot be removed is skipped.
+    ///
+    /// - Parameter reuse: a folder (relative path and directory) and a temporary name: the first
+    ///   victim in that folder is renamed to that name and returned instead of being deleted.
+    /// - Returns: the records of the removals (for the caller to write), and the reused file.
+    private func evict(
+        _ index: inout StoreIndex, root: Directory, protecting path: String?,
+        reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
+    ) -> (records: [StoreJournal.Record], reused: ReusedFile?) {
         let now = Date().timeIntervalSinceReferenceDate
-        let victims = index.victims(for: limits, at: now, protecting: path)
-        guard !victims.isEmpty else { return }
+        let victims = index.victims(for: state.limits, at: now, protecting: path)
+        guard !victims.isEmpty else { return ([], nil) }
         let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]
+        if let reuse { folders[reuse.relative] = reuse.directory }
+        var records: [StoreJournal.Record] = []
+        var reused: ReusedFile?
         for (entry, expired) in victims {
             guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName) else {
                 index.remove(entry.path)
@@ -374,19 +418,26 @@ extension ArchiveStore {
                     stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
                 else { continue }
             }
-            // A file already gone (another process evicted it) is recorded all the same.
-            guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
+            if reused == nil, let reuse, entry.directory == reuse.relative {
+                // As below, a file already gone is recorded all the same.
+                switch ReusedFile.take(entry.fileName, in: folder, as: reuse.temporaryName) {
+                case .reused(let file): reused = file
+                case .removed: break
+                case .failed: continue
+                }
+            } else {
+                // A file already gone (another process evicted it) is recorded all the same.
+                guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
+            }
             state.memory.withLock { $0.remove(entry.path) }
             index.remove(entry.path)
-            StoreJournal.append(
-                [record(of: entry, kind: expired ? .expired : .evicted, at: now)], in: root,
-                mode: UInt32(state.permissions.fileMode))
+            records.append(record(of: entry, kind: expired ? .expired : .evicted, at: now))
         }
-        // The removals are not flushed to disk: a value evicted just before a power loss that
-        // comes back is harmless (the next scan counts it, the next save past the limits
-        // evicts it again), and a flush here would cost each save past the limits a second one.
-        // The records just written are read back by the next catch-up (the entries are gone
-        // from the index already).
+        // The removals are not flushed to disk here. Before a save, the save's flush of its
+        // folder makes those in that folder durable. A value evicted just before a power loss
+        // that comes back is harmless: the next scan counts it, the next save past the limits
+        // evicts it again.
+        return (records, reused)
     }
 
     /// Deletes the temporary files of killed saves in `directory` and the namespaces inside it
@@ -421,13 +472,38 @@ extension ArchiveStore {
             directory: relativeDirectory, fileName: fileName ?? StoreFileName.keyFileName(for: key), key: key)
     }
 
-    /// Appends `records` to the journal (best effort, see ``StoreJournal/append(_:in:mode:)``),
-    /// and marks a compaction due once the journal has grown well past its snapshot (done by
-    /// ``compactIfDue()`` once the caller's locks are released).
+    /// Appends `records` to the journal (best effort, see ``StoreJournal/append(_:in:mode:)``)
+    /// and applies them to the index, unless records it has not read came before them (then it
+    /// reads them all at its next catch-up).
+    ///
+    /// Takes the index's lock: never called with it held (see ``record(_:root:appliedTo:)``).
     func record(_ records: [StoreJournal.Record], root: Directory) {
+        guard let appended = append(records, root: root), state.indexLoaded.load(ordering: .relaxed) else { return }
+        state.index.withLock { index in
+            guard index.follows(appended) else { return }
+            for record in records { index.apply(record) }
+            index.journalOffset = appended.end
+        }
+    }
+
+    /// ``record(_:root:)`` for records already applied to `index` (the caller holds its lock).
+    func record(_ records: [StoreJournal.Record], root: Directory, appliedTo index: inout StoreIndex) {
+        guard let appended = append(records, root: root), index.follows(appended) else { return }
+        index.journalOffset = appended.end
+    }
+
+    /// Appends `records` to the journal, and marks a compaction due once the journal has grown
+    /// well past its snapshot (done by ``compactIfDue()`` once the caller's locks are released).
+    private func append(_ records: [StoreJournal.Record], root: Directory) -> StoreJournal.Appended? {
         guard !records.isEmpty,
-            let length = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode)),
-            length > StoreJournal.compactionThreshold,
+            let appended = StoreJournal.append(records, in: root, mode: UInt32(state.permissions.fileMode))
+        else { return nil }
+        markCompactionIfDue(length: appended.end, root: root)
+        return appended
+    }
+
+    private func markCompactionIfDue(length: Int, root: Directory) {
+        guard length > StoreJournal.compactionThreshold,
             // The header is read only when the snapshot length last seen says a compaction may
             // be due (one from another process that shrank it only delays the next one).
             length / 3 > state.snapshotLength.load(ordering: .relaxed),

@@ -530,26 +530,49 @@ public final class ArchiveStore: Sendable {
     /// Writes `content` as `key`'s file in this store's directory: temporary file, flush, rename,
     /// flush, with the save announced in the journal before the rename and confirmed after it.
     ///
+    /// A save that takes the store past its limits first makes room (``makeRoom(for:in:root:)``)
+    /// under the exclusive lock, and writes into the file of the value it evicted when it can
+    /// (``ReusedFile``); any other save holds the lock shared. Either way removeAll() and the
+    /// sweeps (exclusive) never see a save half done.
+    ///
     /// - Returns: the root directory.
     private func write(_ content: Data, forKey key: String, expires: Double?) throws -> Directory {
         let root = try openOrCreateRoot()
         let fileName = StoreFileName.keyFileName(for: key)
-        let directory: Directory
+        var announced = journalRecord(.saving, key: key, fileName: fileName, size: content.count, expires: expires)
+        let mode = UInt32(state.permissions.fileMode)
+        let evicting = state.limits.limitsDisk && wouldPassLimits(saving: announced, root: root)
+        var directory: Directory
         do {
-            // Shared: removeAll() and the sweeps (exclusive) never see this save half done.
-            let lock = try StoreLock.acquire(.shared, in: root, fileMode: state.permissions.fileMode)
+            let lock = try StoreLock.acquire(evicting ? .exclusive : .shared, in: root, fileMode: state.permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
             guard let opened = try subdirectories(from: root, creating: true) else {
                 throw ArchiveError.io(errno: ENOENT, "open the namespace directory", path: rootPath)
             }
             directory = opened
-            var announced = journalRecord(.saving, key: key, size: content.count, expires: expires)
-            StoreJournal.append(state.takePendingUses() + [announced], in: root, mode: UInt32(state.permissions.fileMode))
             forgetInMemory(key)
-            let written: stat
+            var reused: ReusedFile?
+            if evicting {
+                reused = makeRoom(for: announced, in: directory, root: root)
+                try lock.downgrade(in: root)
+            } else {
+                record(state.takePendingUses() + [announced], root: root)
+            }
+            var written: stat?
+            if let reused {
+                // Given up for a new file if anything fails, or if the exclusive lock, free for
+                // a moment while it turned shared, let removeAll() or a sweep delete it.
+                if let status = try? reused.write(content, mode: mode), (try? reused.place(as: fileName)) != nil {
+                    written = status
+                } else if let reopened = try subdirectories(from: root, creating: true) {
+                    directory = reopened
+                }
+            }
             do {
-                written = try directory.replaceFile(
-                    fileName, with: content, temporaryName: temporaryFileName(), mode: UInt32(state.permissions.fileMode))
+                if written == nil {
+                    written = try directory.replaceFile(
+                        fileName, with: content, temporaryName: temporaryFileName(), mode: mode)
+                }
             } catch {
                 // The announced save did not happen: tell the journal what is there instead.
                 record([recordOfFile(fileName, key: key, in: directory)], root: root)
@@ -558,7 +581,7 @@ public final class ArchiveStore: Sendable {
             announced.kind = .saved
             record([announced], root: root)
             // Kept in memory only if the file in place is still this save's (same inode).
-            if state.keepsValuesInMemory, let status = try? directory.status(of: fileName),
+            if state.keepsValuesInMemory, let written, let status = try? directory.status(of: fileName),
                 status.st_ino == written.st_ino, status.st_dev == written.st_dev
             {
                 keepInMemory(forKey: key, content: .archive(content), status: status, expires: expires)

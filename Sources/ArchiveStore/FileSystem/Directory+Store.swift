@@ -81,23 +81,41 @@ extension Directory {
     }
 
     /// ``readFile(_:maximumSize:)``, with the status of the file read (from the same descriptor).
+    ///
+    /// The bytes are those of one version of the file: a save past the store's limits reuses
+    /// an evicted value's file for the value it writes (``ReusedFile``), renaming it away from
+    /// its name before writing into it, so a read that raced with that is told by the name no
+    /// longer naming the same, unchanged file once the bytes are in. It is then read again, and
+    /// a file gone by then is absent.
     func readFileAndStatus(_ name: String, maximumSize: Int) throws -> (data: Data, status: stat)? {
-        let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        if file < 0 {
-            if errno == ENOENT { return nil }
-            throw ArchiveError.io(errno: errno, "open", path: path(of: name))
+        for _ in 0..<Self.readAttempts {
+            let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            if file < 0 {
+                if errno == ENOENT { return nil }
+                throw ArchiveError.io(errno: errno, "open", path: path(of: name))
+            }
+            defer { close(file) }
+            var info = stat()
+            guard fstat(file, &info) == 0 else { throw ArchiveError.io(errno: errno, "inspect", path: path(of: name)) }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
+            }
+            let data = try Directory.readToEnd(
+                file, expectedSize: Int(info.st_size), maximumSize: maximumSize, path: path(of: name),
+                tooLarge: { tooLarge(name, size: $0, maximumSize) })
+            var after = stat()
+            if fstatat(descriptor, name, &after, AT_SYMLINK_NOFOLLOW) != 0 {
+                if errno == ENOENT { return nil }
+                throw ArchiveError.io(errno: errno, "inspect", path: path(of: name))
+            }
+            if FileIdentity(after) == FileIdentity(info) { return (data, info) }
         }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0 else { throw ArchiveError.io(errno: errno, "inspect", path: path(of: name)) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw ArchiveError(.io, reason: "could not read \(path(of: name)): it is not a regular file")
-        }
-        let data = try Directory.readToEnd(
-            file, expectedSize: Int(info.st_size), maximumSize: maximumSize, path: path(of: name),
-            tooLarge: { tooLarge(name, size: $0, maximumSize) })
-        return (data, info)
+        throw ArchiveError(
+            .io, reason: "could not read \(path(of: name)): it was replaced \(Self.readAttempts) times while being read")
     }
+
+    /// How many times a file replaced while being read is read again.
+    static let readAttempts = 16
 
     @inline(never)
     private func tooLarge(_ name: String, size: String, _ maximumSize: Int) -> ArchiveError {

@@ -45,6 +45,16 @@ final class StoreLock {
         return lock
     }
 
+    /// Turns the exclusive lock into a shared one, without closing the lock file.
+    ///
+    /// Not atomic (`flock(2)` gives up the lock before taking the new one): another holder may
+    /// take the exclusive lock in between, as if this one had been released and taken again.
+    func downgrade(in root: Directory) throws {
+        if retryingInterrupts({ flock(descriptor, LOCK_SH) }) != 0 {
+            throw ArchiveError.io(errno: errno, "lock", path: root.path(of: StoreFormat.lockFileName))
+        }
+    }
+
     /// Takes the exclusive lock if no one holds the lock now; nil otherwise (or if the lock
     /// file cannot be opened, as in a read-only directory).
     static func tryExclusive(in root: Directory, fileMode: UInt16) -> StoreLock? {

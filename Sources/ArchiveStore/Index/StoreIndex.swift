@@ -41,6 +41,12 @@ struct StoreIndex: Sendable {
 
     var count: Int { order.count }
 
+    /// Whether `appended` comes right after what the index read of the journal: then it has
+    /// read every record before them, and they are the last ones.
+    func follows(_ appended: StoreJournal.Appended) -> Bool {
+        isLoaded && journalIdentity == appended.identity && journalOffset == appended.start
+    }
+
     func entry(at path: String) -> Entry? {
         guard var entry = order[path], let time = order.time(of: path) else { return nil }
         entry.lastUse = time
@@ -130,10 +136,13 @@ struct StoreIndex: Sendable {
 
     // MARK: Limits
 
-    /// Whether the store is past `limits` at `now`, or holds an expired value.
-    func isBeyond(_ limits: ArchiveStore.Limits, at now: Double) -> Bool {
-        if let maximumCount = limits.maximumCount, count > maximumCount { return true }
-        if let maximumBytes = limits.maximumBytes, totalBytes > maximumBytes { return true }
+    /// Whether the store is past `limits` at `now`, or holds an expired value; with `saving`,
+    /// once a save of `size` bytes at that path is counted.
+    func isBeyond(_ limits: ArchiveStore.Limits, at now: Double, saving path: String? = nil, size: Int = 0) -> Bool {
+        let old = path.flatMap { order[$0] }
+        let added = path != nil && old == nil ? 1 : 0
+        if let maximumCount = limits.maximumCount, count + added > maximumCount { return true }
+        if let maximumBytes = limits.maximumBytes, totalBytes + size - (old?.size ?? 0) > maximumBytes { return true }
         if let maximumAge = limits.maximumAge, let oldest = order.oldest, now - oldest.time > maximumAge.seconds {
             return true
         }

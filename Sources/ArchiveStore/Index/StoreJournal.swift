@@ -231,12 +231,22 @@ enum StoreJournal {
         }
     }
 
+    /// Where an ``append(_:in:mode:)`` wrote: the file and the journal's length after the write.
+    struct Appended {
+        var identity: Identity
+        var end: Int
+        /// Where the records start if no one appended after them before the length was taken
+        /// (else later: an index at exactly this offset of this file read everything before
+        /// them, and they are the last records).
+        var start: Int
+    }
+
     /// Appends `records` in one write. Best effort: a journal that cannot be written leaves the
     /// index behind the files, which the next scan repairs; the values themselves are not at risk.
     ///
-    /// - Returns: the journal's length after the write, or nil when nothing was written.
+    /// - Returns: where the records went, or nil when nothing was written.
     @discardableResult
-    static func append(_ records: [Record], in root: Directory, mode: UInt32) -> Int? {
+    static func append(_ records: [Record], in root: Directory, mode: UInt32) -> Appended? {
         guard !records.isEmpty else { return nil }
         var bytes: [UInt8] = []
         for record in records { append(record, to: &bytes) }
@@ -249,8 +259,10 @@ enum StoreJournal {
         guard file >= 0 else { return nil }
         defer { close(file) }
         guard Directory.writeAll(bytes, to: file) else { return nil }
-        let end = lseek(file, 0, SEEK_END)
-        return end >= 0 ? Int(end) : nil
+        var info = stat()
+        guard fstat(file, &info) == 0 else { return nil }
+        let end = Int(info.st_size)
+        return Appended(identity: Identity(info), end: end, start: end - bytes.count)
     }
 
     /// Creates an empty journal (its header only) unless another process just did, and opens it.
@@ -285,10 +297,16 @@ enum StoreJournal {
     static func read(
         in root: Directory, from offset: Int, identity: Identity?, maximumLength: Int = maximumJournalLength
     ) -> Contents? {
+        var info = stat()
+        // The common case, nothing new, costs one `stat`.
+        if let identity, offset >= headerSize, fstatat(root.descriptor, fileName, &info, AT_SYMLINK_NOFOLLOW) == 0,
+            info.st_mode & S_IFMT == S_IFREG, Identity(info) == identity, Int(info.st_size) == offset
+        {
+            return Contents(identity: identity, restarted: false, parsed: Parsed(end: offset))
+        }
         let file = retryingInterrupts { openat(root.descriptor, fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard file >= 0 else { return nil }
         defer { close(file) }
-        var info = stat()
         guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let current = Identity(info)
         let length = Int(info.st_size)
