@@ -22,6 +22,9 @@ extension ArchiveStore {
     /// Expired values go first, and each removal is recorded as `evicted` (or `expired`) for
     /// the store's observers, before the save is recorded as `saved`. The value being saved is
     /// never removed to make room for itself: a value larger than `maximumBytes` is kept, alone.
+    /// The room a save made stays made if the save then fails (a full disk, an I/O error): the
+    /// values it evicted were the ones the store gives up first, and the key's previous value
+    /// is intact as always.
     ///
     /// The limits count the whole store: its values and those of every namespace inside it
     /// (``count`` and ``totalBytes`` of the root store are what they compare). Bytes are the

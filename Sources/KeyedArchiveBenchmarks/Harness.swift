@@ -573,7 +573,7 @@ struct Harness {
             print("goals (peer/ours):")
             for (comparison, goal) in goals {
                 let verdict = goal.met ? "met" : "MISSED"
-                print("  \(comparison.workload) \(comparison.operation): ≥ \(Self.format(goal.minimumRatio, digits: 0))× vs \(goal.peer): \(Self.format(goal.ratio, digits: 2))× (min ratio \(Self.format(goal.ratioOfMinimums, digits: 2))×)  \(verdict)")
+                print("  \(comparison.workload) \(comparison.operation): ≥ \(Self.format(goal.minimumRatio, digits: goal.minimumRatio == goal.minimumRatio.rounded() ? 0 : 2))× vs \(goal.peer): \(Self.format(goal.ratio, digits: 2))× (min ratio \(Self.format(goal.ratioOfMinimums, digits: 2))×)  \(verdict)")
             }
         }
         if !report.summary.isEmpty {
