@@ -328,13 +328,14 @@ extension ArchiveStore {
         }
     }
 
-    /// Whether saving `announced` would take the store past its limits, by what the index
-    /// knows (brought up to date first).
-    func wouldPassLimits(saving announced: StoreJournal.Record, root: Directory) -> Bool {
+    /// Whether the store is past its limits by what the index knows (brought up to date
+    /// first); with `announced`, once that save is counted.
+    func isPastLimits(root: Directory, saving announced: StoreJournal.Record? = nil) -> Bool {
         let limits = state.limits
+        let now = announced?.time ?? Date().timeIntervalSinceReferenceDate
         return (try? state.index.withLock { index in
             try catchUp(&index, root: root, rescan: false)
-            return index.isBeyond(limits, at: announced.time, saving: announced.path, size: announced.size)
+            return index.isBeyond(limits, at: now, saving: announced?.path, size: announced?.size ?? 0)
         }) ?? false
     }
 
@@ -367,13 +368,7 @@ extension ArchiveStore {
     /// (a folder that cannot be read or a file that cannot be deleted) is left for the next
     /// save or ``trim()``.
     func enforceLimits(root: Directory, protecting path: String) {
-        let limits = state.limits
-        let now = Date().timeIntervalSinceReferenceDate
-        let beyond = (try? state.index.withLock { index in
-            try catchUp(&index, root: root, rescan: false)
-            return index.isBeyond(limits, at: now)
-        }) ?? false
-        guard beyond, let lock = try? StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
+        guard isPastLimits(root: root), let lock = try? StoreLock.acquire(.exclusive, in: root, fileMode: state.permissions.fileMode)
         else { return }
         defer { withExtendedLifetime(lock) {} }
         record(state.takePendingUses(), root: root)

@@ -541,7 +541,7 @@ public final class ArchiveStore: Sendable {
         let fileName = StoreFileName.keyFileName(for: key)
         var announced = journalRecord(.saving, key: key, fileName: fileName, size: content.count, expires: expires)
         let mode = UInt32(state.permissions.fileMode)
-        let evicting = state.limits.limitsDisk && wouldPassLimits(saving: announced, root: root)
+        let evicting = state.limits.limitsDisk && isPastLimits(root: root, saving: announced)
         var directory: Directory
         do {
             let lock = try StoreLock.acquire(evicting ? .exclusive : .shared, in: root, fileMode: state.permissions.fileMode)
@@ -558,30 +558,27 @@ public final class ArchiveStore: Sendable {
             } else {
                 record(state.takePendingUses() + [announced], root: root)
             }
-            var written: stat?
-            if let reused {
-                // Given up for a new file if anything fails, or if the exclusive lock, free for
-                // a moment while it turned shared, let removeAll() or a sweep delete it.
-                if let status = try? reused.write(content, mode: mode), (try? reused.place(as: fileName)) != nil {
-                    written = status
-                } else if let reopened = try subdirectories(from: root, creating: true) {
-                    directory = reopened
-                }
-            }
-            do {
-                if written == nil {
+            let written: stat
+            if let reused, let status = try? reused.write(content, mode: mode), (try? reused.place(as: fileName)) != nil {
+                written = status
+            } else {
+                // A reused file is given up for a new one if anything fails, or if the exclusive
+                // lock, free for a moment while it turned shared, let removeAll() or a sweep
+                // delete it (and perhaps the folder).
+                if reused != nil, let reopened = try subdirectories(from: root, creating: true) { directory = reopened }
+                do {
                     written = try directory.replaceFile(
                         fileName, with: content, temporaryName: temporaryFileName(), mode: mode)
+                } catch {
+                    // The announced save did not happen: tell the journal what is there instead.
+                    record([recordOfFile(fileName, key: key, in: directory)], root: root)
+                    throw error
                 }
-            } catch {
-                // The announced save did not happen: tell the journal what is there instead.
-                record([recordOfFile(fileName, key: key, in: directory)], root: root)
-                throw error
             }
             announced.kind = .saved
             record([announced], root: root)
             // Kept in memory only if the file in place is still this save's (same inode).
-            if state.keepsValuesInMemory, let written, let status = try? directory.status(of: fileName),
+            if state.keepsValuesInMemory, let status = try? directory.status(of: fileName),
                 status.st_ino == written.st_ino, status.st_dev == written.st_dev
             {
                 keepInMemory(forKey: key, content: .archive(content), status: status, expires: expires)
