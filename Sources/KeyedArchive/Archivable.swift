@@ -22,7 +22,7 @@
 /// Archived fields must be `var`: reflection cannot safely write a `let` after `init()`, so
 /// decoding a type with an archived `let` throws `.letField` (list it in `transientFields`,
 /// or adopt ``KeyedCoding`` or `Codable` instead).
-public protocol Archivable {
+public protocol Archivable: ArchiveVersioned {
     /// Makes the value decoding starts from: every field the archive lacks keeps the value this
     /// initialiser gives it.
     ///

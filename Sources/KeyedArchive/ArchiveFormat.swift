@@ -12,6 +12,9 @@ package enum ArchiveFormat {
     package static let classNameKey = "$classname"
     package static let classesKey = "$classes"
     package static let classHintsKey = "$classhints"
+    /// A class description's version of its type (``ArchiveVersioned/archiveVersion``), written
+    /// only when it is not 0. Foundation's readers and `plistlib` pass over keys they do not know.
+    package static let classVersionKey = "$classversion"
     /// The `$top` key of the one-object API.
     package static let rootKey = "root"
     /// The root of every class chain written, so Foundation can resolve it.

@@ -21,7 +21,7 @@ import Foundation
 /// A class adopting `KeyedCoding` keeps its identity (shared references stay shared) but cannot
 /// take part in a cycle: its instance exists only after `init(from:)` returns. A cycle through it
 /// is an `ArchiveError.cycle`, never endless recursion; use ``Archivable`` for cyclic graphs.
-public protocol KeyedCoding {
+public protocol KeyedCoding: ArchiveVersioned {
     /// Writes the value's fields, each under a key of its own.
     ///
     /// Called once per value written (once per instance, for a class). Keys are any strings; one
@@ -92,13 +92,20 @@ extension KeyedEncodingCoder: Sendable {}
 public struct KeyedDecodingCoder {
     let core: UnarchiverCore
     let dict: UnarchiverCore.ObjectDict
+    /// The object's fields after its type's migration, when it needed one.
+    let migrated: ArchivedObject?
 
-    /// The object's keys, in archive order, without `$class`.
-    public var allKeys: [String] { (try? core.keys(of: dict)) ?? [] }
+    /// The object's keys, in archive order, without `$class` (after the type's migration, if
+    /// the object needed one).
+    public var allKeys: [String] {
+        if let migrated { return migrated.keys }
+        return (try? core.keys(of: dict)) ?? []
+    }
 
     /// Whether the object has a value under `key` (a stored nil counts as a value).
     public func contains(_ key: String) -> Bool {
-        ((try? core.value(in: dict, escapedKey: ArchiveFormat.escape(key))) ?? nil) != nil
+        if let migrated { return migrated.contains(key) }
+        return ((try? core.value(in: dict, escapedKey: ArchiveFormat.escape(key))) ?? nil) != nil
     }
 
     /// Decodes the value under `key`.
@@ -112,6 +119,7 @@ public struct KeyedDecodingCoder {
     ///   `.typeMismatch` if the value is of another kind, and the unarchiver's other errors
     ///   (`.unknownClass`, `.cycle`...), each with its key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
+        if let migrated { return try migrated.decode(T.self, forKey: key) }
         let coder = core.coders.typed(T.self)
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else {
             if let optional = coder as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
@@ -131,6 +139,11 @@ public struct KeyedDecodingCoder {
     /// - Throws: `.typeMismatch` if the value is of another kind, and the unarchiver's other
     ///   errors, each with its key path.
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        if let migrated {
+            guard let slot = migrated.slot(forKey: key) else { return nil }
+            if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
+            return try withKeyPath(key) { try ArchivedObject.read(slot, as: T?.self, core) }
+        }
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else { return nil }
         if case .null = try core.target(reference) { return nil }
         return try withKeyPath(key) { try core.coders.typed(T.self).decode(reference, core) }
@@ -152,18 +165,23 @@ extension OptionalCoder: AbsentAsNil {
 /// `KeyedCoding` types: a coded object whose fields the type writes itself.
 final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable {
     private let name = K.archiveClassName ?? defaultClassName(of: K.self)
+    private let versioning = TypeVersioning.of(K.self)
     override var className: String? { name }
     override var legacyClassNames: [String] { K.archiveLegacyClassNames }
 
     override func encode(_ value: K, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try archiver.encodeObject(value, className: name, allowsCycles: false) { _ in
+        try versioning.checkVersion()
+        return try archiver.encodeObject(value, className: name, version: versioning.version, allowsCycles: false) { _ in
             try value.encode(with: KeyedEncodingCoder(core: archiver))
         }
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> K {
-        try unarchiver.decodeObject(reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, registersEarly: false) { dict, _ in
-            try K(from: KeyedDecodingCoder(core: unarchiver, dict: dict))
+        try unarchiver.decodeObject(
+            reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning, registersEarly: false
+        ) { coded, _ in
+            let migrated = try unarchiver.migrated(coded, versioning)
+            return try K(from: KeyedDecodingCoder(core: unarchiver, dict: coded.dict, migrated: migrated))
         }
     }
 }

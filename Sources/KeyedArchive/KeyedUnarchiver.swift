@@ -32,6 +32,13 @@ public final class KeyedUnarchiver {
         public var maximumStringLength = 1 << 28
         /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
         public var maximumDataLength = 1 << 30
+        /// Reads objects archived at a higher version than their type's `archiveVersion` (written
+        /// by a newer build) as they are, the fields this version does not know ignored. Default
+        /// false: such an object fails with `.newerVersion`, so an older build never reads, and
+        /// saves back, a value it understood only in part.
+        public var allowsNewerVersions = false
+        /// Records what each decode did not map, in ``KeyedUnarchiver/report``. Default false.
+        public var collectsReport = false
 
         /// The default limits, as listed with each option.
         public init() {}

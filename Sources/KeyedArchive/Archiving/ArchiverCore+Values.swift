@@ -30,13 +30,13 @@ extension ArchiverCore {
     /// it. An instance of a subclass is handed to the coder of its dynamic type. With
     /// `allowsCycles` false, meeting an instance again while its fields are being written is a cycle error.
     func encodeObject<T>(
-        _ value: T, className: String, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
+        _ value: T, className: String, version: Int = 0, allowsCycles: Bool, fields: (ObjectFrame) throws -> Void
     ) throws -> Int {
         try encodeObject(value, allowsCycles: allowsCycles, fields: fields) {
             if let renamed = classNames.isEmpty ? nil : classNames[ObjectIdentifier(T.self)] {
-                return classUID(renamed, classes: [renamed, ArchiveFormat.rootClass])
+                return classUID(renamed, classes: [renamed, ArchiveFormat.rootClass], version: version)
             }
-            return classUID(className, classes: [className, ArchiveFormat.rootClass])
+            return classUID(className, classes: [className, ArchiveFormat.rootClass], version: version)
         }
     }
 

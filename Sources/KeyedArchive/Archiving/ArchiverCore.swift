@@ -157,7 +157,7 @@ final class ArchiverCore {
     }
 
     /// The UID of `layout`'s class description, under the name chosen for `type` if one was.
-    func classUID(of layout: FieldLayout, type: Any.Type) -> Int {
+    func classUID(of layout: FieldLayout, type: Any.Type, version: Int) -> Int {
         let number = layout.number
         if number < layoutStates.count, layoutStates[number].classUID >= 0 { return layoutStates[number].classUID }
         var chain = layout.classes
@@ -167,7 +167,7 @@ final class ArchiverCore {
                 if let renamed = classNames[ObjectIdentifier(named)] { chain[position] = renamed }
             }
         }
-        let made = classUID(chain[0], classes: chain)
+        let made = classUID(chain[0], classes: chain, version: version)
         growLayoutStates(to: number)
         layoutStates[number].classUID = made
         return made
@@ -399,8 +399,9 @@ final class ArchiverCore {
         return taken
     }
 
-    /// The UID of the class description `{$classname, $classes}`, added on first use.
-    func classUID(_ name: String, classes: @autoclosure () -> [String]) -> Int {
+    /// The UID of the class description `{$classname, $classes}` (and `$classversion` when
+    /// `version` is not 0), added on first use.
+    func classUID(_ name: String, classes: @autoclosure () -> [String], version: Int = 0) -> Int {
         // An archive has few classes: a short list compared by `==` (which is immediate for the
         // same string storage, as class names from one layout are) beats hashing the name.
         if classUIDs.isEmpty {
@@ -412,10 +413,13 @@ final class ArchiverCore {
         for chainName in classes() { table.appendReference(table.add(string: chainName)) }
         table.endArray(container)
         let slot = table.reserve()
-        table.setDict(
-            at: slot,
-            keys: [table.add(string: ArchiveFormat.classNameKey), table.add(string: ArchiveFormat.classesKey)],
-            values: [table.add(string: name), container.index])
+        var keys = [table.add(string: ArchiveFormat.classNameKey), table.add(string: ArchiveFormat.classesKey)]
+        var values = [table.add(string: name), container.index]
+        if version != 0 {
+            keys.append(table.add(string: ArchiveFormat.classVersionKey))
+            values.append(table.add(int: Int64(version)))
+        }
+        table.setDict(at: slot, keys: keys, values: values)
         let uid = newUID(for: slot)
         if classUIDs.isEmpty, recentClassUIDs.count < 16 {
             recentClassUIDs.append((name, uid))

@@ -43,6 +43,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
     private let encoding: EncodingWitness<T>?
     private let decoding: DecodingWitness<T>?
     private let isClass = T.self is AnyClass
+    private let versioning = TypeVersioning.of(T.self)
 
     override var className: String? { name }
 
@@ -77,6 +78,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                 .notArchivable,
                 reason: "\(name) is Decodable but not Encodable, so it cannot be archived: conform it to Encodable (or Codable)")
         }
+        try versioning.checkVersion()
         var instance: AnyObject?
         if isClass {
             let object = unsafeBitCast(value, to: AnyObject.self)
@@ -107,7 +109,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
         let session = EncodingSession()
         let encoder = CodableEncoder(
             archiver, path: path, base: path.depth, session: session, owner: name, className: className, classes: classes,
-            instance: instance, inline: inline)
+            version: versioning.version, instance: instance, inline: inline)
         do {
             try encoding.encode(value, to: encoder)
         } catch let error as EncodingError {
@@ -140,10 +142,12 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                         || (!foundationClassNames.contains(description.name)
                             && unarchiver.mappedType(forClassName: description.name) != nil)
                 {
-                    return try unarchiver.decodeObject(reference, as: T.self, ownName: name, registersEarly: false) { dict, _ in
+                    return try unarchiver.decodeObject(
+                        reference, as: T.self, ownName: name, versioning: versioning, registersEarly: false
+                    ) { coded, _ in
                         let decoder = CodableDecoder(
                             unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
-                            isValue: true, object: dict, chain: nil)
+                            isValue: true, object: coded.dict, migrated: try unarchiver.migrated(coded, versioning), chain: nil)
                         return try decoding.decode(from: decoder)
                     }
                 }

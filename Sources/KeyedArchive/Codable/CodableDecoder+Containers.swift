@@ -11,10 +11,17 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private let base: Int
     private let owner: String
     private let chain: ObjectChain
+    /// The object's fields after its type's migration, when it needed one (the value's own
+    /// container only).
+    private let migrated: ArchivedObject?
 
-    init(_ core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, path: CodingPath, base: Int, owner: String, chain: ObjectChain) {
+    init(
+        _ core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, path: CodingPath, base: Int, owner: String, chain: ObjectChain,
+        migrated: ArchivedObject? = nil
+    ) {
         self.core = core
         self.dict = dict
+        self.migrated = migrated
         self.path = path
         self.base = base
         self.owner = owner
@@ -25,11 +32,38 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The keys of the object that `Key` has a case for, in archive order.
     var allKeys: [Key] {
-        ((try? core.keys(of: dict)) ?? []).compactMap { Key(stringValue: $0) }
+        (migrated?.keys ?? (try? core.keys(of: dict)) ?? []).compactMap { Key(stringValue: $0) }
     }
 
     func contains(_ key: Key) -> Bool {
-        ((try? lookup(key)) ?? nil) != nil
+        if let migrated { return migrated.contains(key.stringValue) }
+        return ((try? lookup(key)) ?? nil) != nil
+    }
+
+    /// Where `key`'s value is: the archive and reference holding it (for a value a migration
+    /// set, that value's own archive), and the set value itself.
+    private func located(_ key: some CodingKey) throws -> (core: UnarchiverCore, reference: Int, set: SetValue?)? {
+        guard let migrated else {
+            return try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue)).map { (core, $0, nil) }
+        }
+        switch migrated.slot(forKey: key.stringValue) {
+        case nil: return nil
+        case .archived(let reference): return (core, reference, nil)
+        case .value(let set): return (set.archived.0, set.archived.1, set)
+        }
+    }
+
+    /// ``located(_:)``; absent is `.keyNotFound`.
+    private func requiredLocation(_ key: Key) throws -> (core: UnarchiverCore, reference: Int, set: SetValue?) {
+        guard let location = try located(key) else { throw keyNotFound(key) }
+        return location
+    }
+
+    /// The value of a migrated object's `key` as `V`, or nil when absent or nil.
+    private func migratedValue<V>(_ type: V.Type, _ key: Key, _ migrated: ArchivedObject) throws -> V? {
+        guard let slot = migrated.slot(forKey: key.stringValue) else { return nil }
+        if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
+        return try ArchivedObject.read(slot, as: V?.self, core)
     }
 
     @inline(__always)
@@ -55,13 +89,18 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func get<V>(_ type: V.Type, _ key: Key) throws -> V {
         try withCodingPath(path, below: base, appending: key) {
-            try core.coders.typed(V.self).decode(try required(key), core)
+            if let migrated {
+                guard let slot = migrated.slot(forKey: key.stringValue) else { throw keyNotFound(key) }
+                return try ArchivedObject.read(slot, as: V.self, core)
+            }
+            return try core.coders.typed(V.self).decode(try required(key), core)
         }
     }
 
     @inline(__always)
     private func getIfPresent<V>(_ type: V.Type, _ key: Key) throws -> V? {
         try withCodingPath(path, below: base, appending: key) {
+            if let migrated { return try migratedValue(V.self, key, migrated) }
             guard let reference = try lookup(key) else { return nil }
             if case .null = try core.target(reference) { return nil }
             return try core.coders.typed(V.self).decode(reference, core)
@@ -70,7 +109,8 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try withCodingPath(path, below: base, appending: key) {
-            if case .null = try core.target(try required(key)) { return true }
+            let (core, reference, _) = try requiredLocation(key)
+            if case .null = try core.target(reference) { return true }
             return false
         }
     }
@@ -92,6 +132,10 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try withCodingPath(path, below: base, appending: key) {
+            if migrated != nil, let (core, reference, set) = try located(key) {
+                if let set, let typed = set.value as? T { return typed }
+                return try core.decodeValue(T.self, reference, path: path.appending(key))
+            }
             guard let reference = try lookup(key) else {
                 // An Optional type reads an absent key as nil, as everywhere in the archive.
                 if let optional = core.coders.typed(T.self) as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
@@ -118,6 +162,12 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try withCodingPath(path, below: base, appending: key) {
+            if migrated != nil {
+                guard let (core, reference, set) = try located(key) else { return nil }
+                if case .null = try core.target(reference) { return nil }
+                if let set, let typed = set.value as? T { return typed }
+                return try core.decodeValue(T.self, reference, path: path.appending(key))
+            }
             guard let reference = try lookup(key) else { return nil }
             if case .null = try core.target(reference) { return nil }
             return try core.decodeValue(T.self, reference, path: path.appending(key))
@@ -128,8 +178,11 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
         try withCodingPath(path, below: base, appending: key) {
+            // A value a migration set is read from its own archive, where this object's chain does not apply.
+            let (core, reference, set) = try requiredLocation(key)
+            let chain = set == nil ? chain : nil
             let nested = try core.codableObject(
-                try required(key), className: ArchiveFormat.codableContainerClass, owner: "the nested container",
+                reference, className: ArchiveFormat.codableContainerClass, owner: "the nested container",
                 isValue: false, chain: chain)
             return KeyedDecodingContainer(
                 KeyedObjectDecoder<NestedKey>(
@@ -140,7 +193,9 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         try withCodingPath(path, below: base, appending: key) {
-            let (list, references) = try core.codableList(try required(key), chain: chain)
+            let (core, reference, set) = try requiredLocation(key)
+            let chain = set == nil ? chain : nil
+            let (list, references) = try core.codableList(reference, chain: chain)
             return ListDecoder(
                 core, references: references, path: path.appending(key), base: base, owner: "the nested container",
                 chain: ObjectChain(uid: list.uid, parent: chain))
@@ -157,12 +212,13 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func superDecoder(named key: some CodingKey) throws -> any Decoder {
         try withCodingPath(path, below: base, appending: key) {
-            guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue)) else {
+            guard let (core, reference, set) = try located(key) else {
                 throw ArchiveError(
                     .keyNotFound, reason: "\(owner) has no value for the key \"\(key.stringValue)\" that superDecoder() reads",
                     byteOffset: dict.object.offset, objectIndex: dict.index)
             }
-            return CodableDecoder.superDecoder(core, reference: reference, path: path.appending(key), base: base, chain: chain)
+            return CodableDecoder.superDecoder(
+                core, reference: reference, path: path.appending(key), base: base, chain: set == nil ? chain : nil)
         }
     }
 }

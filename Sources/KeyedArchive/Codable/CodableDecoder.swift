@@ -25,13 +25,16 @@ final class CodableDecoder: Decoder {
     /// is one of them is a cycle).
     let chain: ObjectChain?
     private var object: UnarchiverCore.ObjectDict?
+    /// The object's fields after its type's migration, when it needed one.
+    private let migrated: ArchivedObject?
     /// The UID of the list this value's unkeyed container reads, marked as being decoded until the value is done.
     private(set) var listUID: Int?
 
     init(
         _ core: UnarchiverCore, reference: Int, path: CodingPath, base: Int, className: String, owner: String,
-        isValue: Bool, object: UnarchiverCore.ObjectDict?, chain: ObjectChain?
+        isValue: Bool, object: UnarchiverCore.ObjectDict?, migrated: ArchivedObject? = nil, chain: ObjectChain?
     ) {
+        self.migrated = migrated
         self.core = core
         self.reference = reference
         self.path = path
@@ -59,7 +62,8 @@ final class CodableDecoder: Decoder {
         let dict = try withCodingPath(path, below: base, appending: nil) { try keyedObject() }
         return KeyedDecodingContainer(
             KeyedObjectDecoder<Key>(
-                core, dict: dict, path: path, base: base, owner: owner, chain: ObjectChain(uid: dict.uid, parent: chain)))
+                core, dict: dict, path: path, base: base, owner: owner, chain: ObjectChain(uid: dict.uid, parent: chain),
+                migrated: migrated))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -38,6 +38,8 @@ final class CodableEncoder: Encoder {
     /// The class name and chain of the object a keyed container makes.
     private let className: String
     private let classes: [String]
+    /// The type's `archiveVersion`, written in the class description (0 for containers).
+    private let version: Int
     /// What the value is, for messages: the type's name, or "the super encoder's value".
     private let owner: String
     /// The class instance whose object this is; registered when its object's UID is known.
@@ -48,7 +50,7 @@ final class CodableEncoder: Encoder {
 
     init(
         _ core: ArchiverCore, path: CodingPath, base: Int, session: EncodingSession,
-        owner: String, className: String, classes: [String], instance: AnyObject?, inline: Bool
+        owner: String, className: String, classes: [String], version: Int = 0, instance: AnyObject?, inline: Bool
     ) {
         self.core = core
         self.owner = owner
@@ -57,6 +59,7 @@ final class CodableEncoder: Encoder {
         self.session = session
         self.className = className
         self.classes = classes
+        self.version = version
         self.instance = instance
         self.inline = inline
     }
@@ -93,7 +96,7 @@ final class CodableEncoder: Encoder {
             let object =
                 isList
                 ? session.makeList(core)
-                : session.makeObject(core, className: className, classes: classes)
+                : session.makeObject(core, className: className, classes: classes, version: version)
             if let instance { core.register(instance, uid: object.uid) }
             content = .object(object)
             return object
@@ -133,8 +136,8 @@ final class EncodingSession {
     private var objects: [EncodedObject] = []
     private var failure: ArchiveError?
 
-    func makeObject(_ core: ArchiverCore, className: String, classes: [String]) -> EncodedObject {
-        let object = EncodedObject(core, className: className, classes: classes)
+    func makeObject(_ core: ArchiverCore, className: String, classes: [String], version: Int = 0) -> EncodedObject {
+        let object = EncodedObject(core, className: className, classes: classes, version: version)
         objects.append(object)
         return object
     }
@@ -176,12 +179,12 @@ final class EncodedObject {
     /// Values taken from super encoders when the object is finished.
     private var deferred: [(position: Int, encoder: CodableEncoder)] = []
 
-    fileprivate init(_ core: ArchiverCore, className: String, classes: [String]) {
+    fileprivate init(_ core: ArchiverCore, className: String, classes: [String], version: Int = 0) {
         let reserved = core.reserveObject()
         self.reserved = reserved
         uid = reserved.uid
         keys.append(core.classKeyIndex)
-        values.append(core.uid(core.classUID(className, classes: classes)))
+        values.append(core.uid(core.classUID(className, classes: classes, version: version)))
     }
 
     private init(detached isList: Bool) {

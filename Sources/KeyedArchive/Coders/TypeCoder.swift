@@ -27,6 +27,12 @@ class TypeCoder: @unchecked Sendable {  // immutable after init
         fatalError("abstract")
     }
 
+    /// Assigns a value a migration set (``ArchivedObject/set(_:forKey:)``) to the initialised
+    /// field at `pointer`, read as this coder's type.
+    func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
+        fatalError("abstract")
+    }
+
     /// Encodes a value given as `Any` whose dynamic type is this coder's type.
     func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         fatalError("abstract")
@@ -72,6 +78,10 @@ class TypedCoder<T>: TypeCoder, @unchecked Sendable {
 
     override final func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
         pointer.assumingMemoryBound(to: T.self).pointee = try decode(reference, unarchiver)
+    }
+
+    override final func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
+        pointer.assumingMemoryBound(to: T.self).pointee = try value.read(as: T.self)
     }
 
     override final func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {

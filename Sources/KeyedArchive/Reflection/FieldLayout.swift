@@ -212,6 +212,10 @@ private final class WeakFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable
         let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
         pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value = value
     }
+
+    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
+        pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value = try value.read(as: C?.self)
+    }
 }
 
 /// `unowned var x: C`: read and written through `UnownedBox<C>`.
@@ -225,6 +229,10 @@ private final class UnownedFieldCoder<C: AnyObject>: TypeCoder, @unchecked Senda
         let value = try unarchiver.coders.typed(C.self).decode(reference, unarchiver)
         pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = value
     }
+
+    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
+        pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = try value.read(as: C.self)
+    }
 }
 
 /// `unowned var x: C?`: read and written through `UnownedOptionalBox<C>`.
@@ -237,5 +245,9 @@ private final class UnownedOptionalFieldCoder<C: AnyObject>: TypeCoder, @uncheck
     override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
         let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
         pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value = value
+    }
+
+    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
+        pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value = try value.read(as: C?.self)
     }
 }

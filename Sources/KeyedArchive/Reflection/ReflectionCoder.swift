@@ -9,6 +9,7 @@ import Synchronization
 final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {  // layout published once, atomically
     private let name = A.archiveClassName ?? defaultClassName(of: A.self)
     private let isClass = A.self is AnyClass
+    private let versioning = TypeVersioning.of(A.self)
     /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 = not yet).
     private let published = Atomic<UInt>(0)
     /// The built layout itself, unretained (its box is never freed once published; 0 = not built
@@ -67,7 +68,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 return try archiver.encodeObject(value, allowsCycles: true) { _ in
                     try encodeFields(layout, UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), archiver)
                 } classUID: {
-                    archiver.classUID(of: layout, type: A.self)
+                    archiver.classUID(of: layout, type: A.self, version: versioning.version)
                 }
             }
             return try withUnsafePointer(to: value) { try encodeValue(at: UnsafeRawPointer($0), layout, archiver) }
@@ -88,13 +89,14 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         try archiver.encodeValueObject { _ in
             try encodeFields(layout, pointer, archiver)
         } classUID: {
-            archiver.classUID(of: layout, type: A.self)
+            archiver.classUID(of: layout, type: A.self, version: versioning.version)
         }
     }
 
     private func encodeFields(_ layout: FieldLayout, _ base: UnsafeRawPointer, _ archiver: ArchiverCore) throws {
         // What decoding would refuse is refused before it is written.
         if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
+        try versioning.checkVersion()
         let keyStart = archiver.fieldKeyStart(of: layout)
         // Fields are read in place (a copied `Field` costs a retain and release per member).
         try layout.fields.withUnsafeBufferPointer { fields in
@@ -121,18 +123,30 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     }
 
     private func decode(_ reference: Int, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) throws -> A {
-        try unarchiver.decodeObject(reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, registersEarly: true) { dict, register in
+        try unarchiver.decodeObject(
+            reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, versioning: versioning, registersEarly: true
+        ) { coded, register in
             if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
             if isClass {
                 let instance = A()
                 let object = unsafeBitCast(instance, to: AnyObject.self)
                 register(object)
-                try decodeFields(layout, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()), dict, unarchiver)
+                let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+                if let migrated = try unarchiver.migrated(coded, versioning) {
+                    try decodeFields(layout, base, migrated, unarchiver)
+                } else {
+                    try decodeFields(layout, base, coded.dict, unarchiver)
+                }
                 return instance
             }
             var value = A()
+            let migrated = try unarchiver.migrated(coded, versioning)
             try withUnsafeMutablePointer(to: &value) { pointer in
-                try decodeFields(layout, UnsafeMutableRawPointer(pointer), dict, unarchiver)
+                if let migrated {
+                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), migrated, unarchiver)
+                } else {
+                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), coded.dict, unarchiver)
+                }
             }
             return value
         }
@@ -165,16 +179,35 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
             for i in 0..<fields.count {
                 // A field the archive lacks keeps the value init() gave it.
                 guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
-                let at = base + fields[i].offset
-                try withKeyPath(fields[i].key) {
-                    switch fields[i].kind {
-                    case .int: at.assumingMemoryBound(to: Int.self).pointee = try IntegerCoder<Int>.decodeValue(reference, unarchiver)
-                    case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
-                    case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
-                    case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
-                    case .other:
-                        try fields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.decodeField(reference, at: at, unarchiver) }
-                    }
+                try withKeyPath(fields[i].key) { try decodeField(fields[i], reference, at: base + fields[i].offset, unarchiver) }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func decodeField(
+        _ field: FieldLayout.Field, _ reference: Int, at: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore
+    ) throws {
+        switch field.kind {
+        case .int: at.assumingMemoryBound(to: Int.self).pointee = try IntegerCoder<Int>.decodeValue(reference, unarchiver)
+        case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
+        case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
+        case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
+        case .other: try field.unownedCoder._withUnsafeGuaranteedRef { try $0.decodeField(reference, at: at, unarchiver) }
+        }
+    }
+
+    /// Fills the fields from a migrated object's view: values still in the archive as above,
+    /// values a migration set through the field's coder.
+    private func decodeFields(
+        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ migrated: ArchivedObject, _ unarchiver: UnarchiverCore
+    ) throws {
+        for field in layout.fields {
+            guard let slot = migrated.slot(forKey: field.key) else { continue }
+            try withKeyPath(field.key) {
+                switch slot {
+                case .archived(let reference): try decodeField(field, reference, at: base + field.offset, unarchiver)
+                case .value(let set): try field.coder.assignField(set, at: base + field.offset)
                 }
             }
         }

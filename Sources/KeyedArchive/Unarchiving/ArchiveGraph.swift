@@ -233,14 +233,22 @@ final class ArchiveGraph {
 
     /// Every key of an object dictionary except `$class`, unescaped, in file order.
     func keys(of dict: ObjectDict) throws(ArchiveError) -> [String] {
-        var keys: [String] = []
+        try fields(of: dict).map(\.key)
+    }
+
+    /// Every field of an object dictionary except `$class`: its key unescaped and its value
+    /// reference, in file order.
+    func fields(of dict: ObjectDict) throws(ArchiveError) -> [(key: String, reference: Int)] {
+        var fields: [(key: String, reference: Int)] = []
         for i in 0..<dict.object.count {
             let keyRef = try document.reference(dict.object, i, index: dict.index)
             let key = try document.object(at: keyRef)
             guard key.kind == .asciiString || key.kind == .utf16String else { continue }
-            if let user = ArchiveFormat.unescape(try document.string(key, index: keyRef)) { keys.append(user) }
+            if let user = ArchiveFormat.unescape(try document.string(key, index: keyRef)) {
+                fields.append((user, try document.reference(dict.object, dict.object.count + i, index: dict.index)))
+            }
         }
-        return keys
+        return fields
     }
 
     /// The values of the fields `<prefix><n>` (an ordered set's `NS.object.<n>`), for n = 0, 1, …
@@ -266,7 +274,7 @@ final class ArchiveGraph {
 
     /// The name and the chain (`$classes`, then `$classhints`: names to try when the class
     /// itself is not known here) of the class description `$objects[uid]`.
-    func classDescription(uid: Int, _ object: Object, index: Int) throws(ArchiveError) -> (name: String, classes: [String]) {
+    func classDescription(uid: Int, _ object: Object, index: Int) throws(ArchiveError) -> (name: String, classes: [String], version: Int) {
         func bad(_ reason: String) -> ArchiveError {
             ArchiveError(.invalidArchive, reason: reason, byteOffset: object.offset, objectIndex: index)
         }
@@ -292,7 +300,19 @@ final class ArchiveGraph {
                 }
             }
         }
-        return (try document.string(nameObject, index: nameRef), classes)
+        var version = 0
+        if let versionRef = try value(in: dict, escapedKey: ArchiveFormat.classVersionKey) {
+            let versionObject = try document.object(at: versionRef)
+            let bits = versionObject.kind == .int ? try document.integerBits(versionObject, index: versionRef) : nil
+            guard let bits, !bits.aboveInt64, Int64(bitPattern: bits.bits) >= 0, Int64(bitPattern: bits.bits) <= Int64(Int32.max) else {
+                throw ArchiveError(
+                    .invalidArchive,
+                    reason: "$classversion of class description UID \(uid) is \(Self.describe(versionObject)) out of range, not a version (an integer from 0 to \(Int32.max))",
+                    byteOffset: versionObject.offset, objectIndex: versionRef)
+            }
+            version = Int(bits.bits)
+        }
+        return (try document.string(nameObject, index: nameRef), classes, version)
     }
 
     // MARK: Lists

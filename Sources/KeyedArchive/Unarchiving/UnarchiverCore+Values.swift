@@ -209,10 +209,12 @@ extension UnarchiverCore {
     ///
     /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
     /// before decoding its fields, so references back to it (cycles) resolve to that instance.
+    /// An object archived at another version than `versioning`'s is refused if it is newer (unless
+    /// the options allow it); `make` gets its fields through ``migrated(_:_:)``.
     func decodeObject<T>(
         _ reference: Int, as type: T.Type, ownName: String, legacyNames: @autoclosure () -> [String] = [],
-        registersEarly: Bool,
-        make: (ObjectDict, (AnyObject) -> Void) throws -> T
+        versioning: TypeVersioning, registersEarly: Bool,
+        make: (CodedObject, (AnyObject) -> Void) throws -> T
     ) throws -> T {
         var typeName: String { String(reflecting: T.self) }
         guard case .object(let uid, let object, let index) = try target(reference) else {
@@ -244,7 +246,12 @@ extension UnarchiverCore {
             leave()
             inProgress.remove(uid)
         }
-        let value = try make(dict) { self.register($0, uid: uid) }
+        var pendingVersion: Int?
+        if description.version != versioning.version || !versioning.aliases.isEmpty {
+            pendingVersion = try migrationStart(dict, description, versioning)
+        }
+        let coded = CodedObject(dict: dict, className: description.name, pendingVersion: pendingVersion)
+        let value = try make(coded) { self.register($0, uid: uid) }
         if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
         return value
     }

@@ -49,10 +49,13 @@ final class UnarchiverCore {
         let dictionaryClass: String?
         /// Whether the class is `NSDate` or derives from it.
         let isDate: Bool
+        /// `$classversion`: the version of the type the objects were archived at (0 when absent).
+        let version: Int
 
-        init(name: String, classes: [String]) {
+        init(name: String, classes: [String], version: Int) {
             self.name = name
             self.classes = classes
+            self.version = version
             let chain = [name] + classes
             listClass = chain.first(where: ArchiveFormat.listClasses.contains)
             dictionaryClass = chain.first(where: ArchiveFormat.dictionaryClasses.contains)
@@ -165,6 +168,9 @@ final class UnarchiverCore {
     /// Every key of an object dictionary except `$class`, unescaped, in file order.
     func keys(of dict: ObjectDict) throws(ArchiveError) -> [String] { try graph.keys(of: dict) }
 
+    /// Every field of an object dictionary except `$class` (unescaped key, value reference), in file order.
+    func fields(of dict: ObjectDict) throws(ArchiveError) -> [(key: String, reference: Int)] { try graph.fields(of: dict) }
+
     func string(_ object: ArchiveGraph.Object, index: Int) throws(ArchiveError) -> String {
         try graph.string(object, index: index)
     }
@@ -197,8 +203,8 @@ final class UnarchiverCore {
             throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: graph.offset(of: classRef), objectIndex: classRef)
         }
         if let slot = classSlots.value(for: uid) { return classDescriptions[Int(slot)] }
-        let (name, classes) = try graph.classDescription(uid: uid, object, index: index)
-        let description = ClassDescription(name: name, classes: classes)
+        let (name, classes, version) = try graph.classDescription(uid: uid, object, index: index)
+        let description = ClassDescription(name: name, classes: classes, version: version)
         classSlots.set(Int32(classDescriptions.count), for: uid)
         classDescriptions.append(description)
         return description
