@@ -94,6 +94,8 @@ public struct KeyedDecodingCoder {
     let dict: UnarchiverCore.ObjectDict
     /// The object's fields after its type's migration, when it needed one.
     let migrated: ArchivedObject?
+    /// The keys the type asked for, when the unarchiver reports what was not mapped.
+    let asked: AskedKeys?
 
     /// The object's keys, in archive order, without `$class` (after the type's migration, if
     /// the object needed one).
@@ -104,6 +106,7 @@ public struct KeyedDecodingCoder {
 
     /// Whether the object has a value under `key` (a stored nil counts as a value).
     public func contains(_ key: String) -> Bool {
+        asked?.insert(key)
         if let migrated { return migrated.contains(key) }
         return ((try? core.value(in: dict, escapedKey: ArchiveFormat.escape(key))) ?? nil) != nil
     }
@@ -119,6 +122,7 @@ public struct KeyedDecodingCoder {
     ///   `.typeMismatch` if the value is of another kind, and the unarchiver's other errors
     ///   (`.unknownClass`, `.cycle`...), each with its key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
+        asked?.insert(key)
         if let migrated { return try migrated.decode(T.self, forKey: key) }
         let coder = core.coders.typed(T.self)
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else {
@@ -139,6 +143,7 @@ public struct KeyedDecodingCoder {
     /// - Throws: `.typeMismatch` if the value is of another kind, and the unarchiver's other
     ///   errors, each with its key path.
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
+        asked?.insert(key)
         if let migrated {
             guard let slot = migrated.slot(forKey: key) else { return nil }
             if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
@@ -181,7 +186,12 @@ final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable
             reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning, registersEarly: false
         ) { coded, _ in
             let migrated = try unarchiver.migrated(coded, versioning)
-            return try K(from: KeyedDecodingCoder(core: unarchiver, dict: coded.dict, migrated: migrated))
+            let asked = unarchiver.reporter == nil ? nil : AskedKeys()
+            let value = try K(from: KeyedDecodingCoder(core: unarchiver, dict: coded.dict, migrated: migrated, asked: asked))
+            if let asked {
+                unarchiver.reportFields(of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: asked.keys)
+            }
+            return value
         }
     }
 }

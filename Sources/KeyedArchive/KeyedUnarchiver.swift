@@ -90,6 +90,10 @@ public final class KeyedUnarchiver {
             throw ArchiveError(
                 .keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(core.top.map(\.key)))", keyPath: key)
         }
+        if let reporter = core.reporter {
+            reporter.topKey = key
+            reporter.topReference = entry.reference
+        }
         do {
             return try core.topLevel {
                 try withKeyPath(key) { try core.coders.typed(T.self).decode(entry.reference, core) }
@@ -105,6 +109,11 @@ public final class KeyedUnarchiver {
     static func decode<T>(_ type: T.Type, forKey key: String, from data: Data, options: Options = Options()) throws -> T {
         try UnarchiverCore.reading(data, options: options) { core in try decode(type, forKey: key, from: core) }
     }
+
+    /// What the decodes so far did not map: archived keys no field took, fields the archive
+    /// lacked and migrations run, by key path. Empty unless the options set
+    /// ``Options/collectsReport``; a decode that throws adds nothing.
+    public var report: DecodeReport { core.reporter?.report ?? DecodeReport() }
 
     /// Decodes objects archived under class name `name` as `type` (renamed or moved types,
     /// or archives written by Foundation with another module name).

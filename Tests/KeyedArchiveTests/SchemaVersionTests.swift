@@ -216,6 +216,24 @@ struct NewGadget: Archivable {
     static var archiveVersion: Int { 5 }
 }
 
+/// Readers that take part of what was archived, for the decode report.
+struct PointX: KeyedCoding {
+    var x = 0
+    var z: Int?
+    func encode(with coder: KeyedEncodingCoder) throws {}
+    init(from coder: KeyedDecodingCoder) throws {
+        x = try coder.decode(Int.self, forKey: "x")
+        z = try coder.decodeIfPresent(Int.self, forKey: "z")
+    }
+    static var archiveClassName: String? { "Schema.PointX" }
+}
+
+struct SettingsLite: Codable, ArchiveVersioned {
+    var volume: Double
+    var extra: String?
+    static var archiveVersion: Int { 3 }
+}
+
 /// A type that declares a version below 0.
 struct Backwards: Archivable {
     var x = 0
@@ -393,6 +411,75 @@ struct SchemaVersionTests {
         let unarchiver = try KeyedUnarchiver(forReadingFrom: nested, options: options)
         let read = try unarchiver.decode([String: [Gadget]].self, forKey: "root")
         #expect(read.mapValues { $0.map(\.name) } == ["a": ["new"]])  // the field it does not know is ignored, no step ran
+    }
+
+    private func reporting(_ data: Data) throws -> KeyedUnarchiver {
+        var options = KeyedUnarchiver.Options()
+        options.collectsReport = true
+        return try KeyedUnarchiver(forReadingFrom: data, options: options)
+    }
+
+    @Test("the report lists migrations, fields the archive lacked and keys no field took, by key path")
+    func report() throws {
+        let person = try reporting(try KeyedArchiver.archivedData(withRootObject: OldPerson(fullName: "Ada L", age: 36, nickname: "E")))
+        _ = try person.decode(Person.self, forKey: "root")
+        #expect(person.report.migrations == [.init(keyPath: "root", className: "Schema.Person", fromVersion: 0, toVersion: 2)])
+        #expect(person.report.missingFields == ["root.email"])
+        #expect(person.report.unusedKeys == [])
+        #expect(person.report.description == "migrated root: Schema.Person 0 → 2\nmissing root.email")
+
+        let team = OldTeam()
+        for name in ["A", "B"] {
+            let member = OldMember()
+            member.fullName = name
+            member.team = team
+            team.members.append(member)
+        }
+        team.members.append(team.members[1])
+        let teamReader = try reporting(try KeyedArchiver.archivedData(withRootObject: ["first": team]))
+        _ = try teamReader.decode([String: Team].self, forKey: "root")
+        #expect(
+            teamReader.report.migrations.map(\.description) == [
+                "root.first.members[0]: Schema.Member 0 → 1", "root.first.members[1]: Schema.Member 0 → 1",
+            ])
+        #expect(teamReader.report.unusedKeys.isEmpty && teamReader.report.missingFields.isEmpty)
+
+        // Hand-written coding: the keys it did not ask for, and the ones it asked for in vain.
+        let archiver = KeyedArchiver()
+        archiver.setClassName("Schema.PointX", for: OldPoint.self)
+        try archiver.encode([OldPoint(x: 1, y: 2)], forKey: "points")
+        let points = try reporting(try archiver.encodedData)
+        #expect(try points.decode([PointX].self, forKey: "points").map(\.x) == [1])
+        #expect(points.report.unusedKeys == ["points[0].y"])
+        #expect(points.report.missingFields == ["points[0].z"])
+
+        // Codable, and a newer archive read with allowsNewerVersions.
+        let settings = try reporting(try KeyedArchiveEncoder().encode(Settings(volume: 0.5, colorScheme: "dark", muted: true)))
+        settings.setClass(SettingsLite.self, forClassName: String(reflecting: Settings.self))
+        #expect(try settings.decode(SettingsLite.self, forKey: "root").volume == 0.5)
+        #expect(settings.report.unusedKeys == ["root.colorScheme", "root.muted"])
+        #expect(settings.report.missingFields == ["root.extra"])
+
+        var options = KeyedUnarchiver.Options()
+        options.collectsReport = true
+        options.allowsNewerVersions = true
+        let gadgets = try KeyedUnarchiver(forReadingFrom: try KeyedArchiver.archivedData(withRootObject: [NewGadget()]), options: options)
+        _ = try gadgets.decode([Gadget].self, forKey: "root")
+        #expect(gadgets.report.unusedKeys == ["root[0].colour"])
+        #expect(gadgets.report.migrations.isEmpty && gadgets.report.missingFields.isEmpty)
+    }
+
+    @Test("a decode that throws adds nothing to the report; without the option there is none")
+    func reportAfterFailure() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: OldStrictHolder(items: [OldStrict(level: 1), OldStrict(level: 13)]))
+        let reader = try reporting(data)
+        #expect(throws: ArchiveError.self) { try reader.decode(StrictHolder.self, forKey: "root") }
+        #expect(reader.report.isEmpty)
+        #expect(reader.report.description == "nothing to report")
+
+        let plain = try KeyedUnarchiver(forReadingFrom: try KeyedArchiver.archivedData(withRootObject: OldPerson()))
+        _ = try plain.decode(Person.self, forKey: "root")
+        #expect(plain.report.isEmpty)
     }
 
     @Test("a negative archiveVersion cannot be archived")

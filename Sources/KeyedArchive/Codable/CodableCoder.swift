@@ -145,10 +145,17 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                     return try unarchiver.decodeObject(
                         reference, as: T.self, ownName: name, versioning: versioning, registersEarly: false
                     ) { coded, _ in
+                        let migrated = try unarchiver.migrated(coded, versioning)
+                        let asked = unarchiver.reporter == nil ? nil : AskedKeys()
                         let decoder = CodableDecoder(
                             unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
-                            isValue: true, object: coded.dict, migrated: try unarchiver.migrated(coded, versioning), chain: nil)
-                        return try decoding.decode(from: decoder)
+                            isValue: true, object: coded.dict, migrated: migrated, asked: asked, chain: nil)
+                        let value = try decoding.decode(from: decoder)
+                        if let asked {
+                            unarchiver.reportFields(
+                                of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: asked.keys)
+                        }
+                        return value
                     }
                 }
             }

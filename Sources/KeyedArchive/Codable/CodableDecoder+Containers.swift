@@ -14,14 +14,17 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The object's fields after its type's migration, when it needed one (the value's own
     /// container only).
     private let migrated: ArchivedObject?
+    /// The keys asked for, when the unarchiver reports what was not mapped (the value's own container only).
+    private let asked: AskedKeys?
 
     init(
         _ core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, path: CodingPath, base: Int, owner: String, chain: ObjectChain,
-        migrated: ArchivedObject? = nil
+        migrated: ArchivedObject? = nil, asked: AskedKeys? = nil
     ) {
         self.core = core
         self.dict = dict
         self.migrated = migrated
+        self.asked = asked
         self.path = path
         self.base = base
         self.owner = owner
@@ -36,6 +39,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func contains(_ key: Key) -> Bool {
+        asked?.insert(key.stringValue)
         if let migrated { return migrated.contains(key.stringValue) }
         return ((try? lookup(key)) ?? nil) != nil
     }
@@ -43,6 +47,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// Where `key`'s value is: the archive and reference holding it (for a value a migration
     /// set, that value's own archive), and the set value itself.
     private func located(_ key: some CodingKey) throws -> (core: UnarchiverCore, reference: Int, set: SetValue?)? {
+        asked?.insert(key.stringValue)
         guard let migrated else {
             return try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue)).map { (core, $0, nil) }
         }
@@ -61,6 +66,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The value of a migrated object's `key` as `V`, or nil when absent or nil.
     private func migratedValue<V>(_ type: V.Type, _ key: Key, _ migrated: ArchivedObject) throws -> V? {
+        asked?.insert(key.stringValue)
         guard let slot = migrated.slot(forKey: key.stringValue) else { return nil }
         if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
         return try ArchivedObject.read(slot, as: V?.self, core)
@@ -68,7 +74,8 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func lookup(_ key: Key) throws -> Int? {
-        try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue))
+        asked?.insert(key.stringValue)
+        return try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue))
     }
 
     private func keyNotFound(_ key: Key) -> ArchiveError {
@@ -90,6 +97,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func get<V>(_ type: V.Type, _ key: Key) throws -> V {
         try withCodingPath(path, below: base, appending: key) {
             if let migrated {
+                asked?.insert(key.stringValue)
                 guard let slot = migrated.slot(forKey: key.stringValue) else { throw keyNotFound(key) }
                 return try ArchivedObject.read(slot, as: V.self, core)
             }

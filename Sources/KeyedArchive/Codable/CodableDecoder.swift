@@ -27,14 +27,18 @@ final class CodableDecoder: Decoder {
     private var object: UnarchiverCore.ObjectDict?
     /// The object's fields after its type's migration, when it needed one.
     private let migrated: ArchivedObject?
+    /// The keys the value's container was asked for, when the unarchiver reports what was not mapped.
+    private let asked: AskedKeys?
     /// The UID of the list this value's unkeyed container reads, marked as being decoded until the value is done.
     private(set) var listUID: Int?
 
     init(
         _ core: UnarchiverCore, reference: Int, path: CodingPath, base: Int, className: String, owner: String,
-        isValue: Bool, object: UnarchiverCore.ObjectDict?, migrated: ArchivedObject? = nil, chain: ObjectChain?
+        isValue: Bool, object: UnarchiverCore.ObjectDict?, migrated: ArchivedObject? = nil, asked: AskedKeys? = nil,
+        chain: ObjectChain?
     ) {
         self.migrated = migrated
+        self.asked = asked
         self.core = core
         self.reference = reference
         self.path = path
@@ -63,7 +67,7 @@ final class CodableDecoder: Decoder {
         return KeyedDecodingContainer(
             KeyedObjectDecoder<Key>(
                 core, dict: dict, path: path, base: base, owner: owner, chain: ObjectChain(uid: dict.uid, parent: chain),
-                migrated: migrated))
+                migrated: migrated, asked: asked))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

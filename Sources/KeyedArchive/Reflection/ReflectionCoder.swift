@@ -132,11 +132,13 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 let object = unsafeBitCast(instance, to: AnyObject.self)
                 register(object)
                 let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-                if let migrated = try unarchiver.migrated(coded, versioning) {
+                let migrated = try unarchiver.migrated(coded, versioning)
+                if let migrated {
                     try decodeFields(layout, base, migrated, unarchiver)
                 } else {
                     try decodeFields(layout, base, coded.dict, unarchiver)
                 }
+                if unarchiver.reporter != nil { report(coded, migrated, layout, unarchiver) }
                 return instance
             }
             var value = A()
@@ -148,8 +150,14 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                     try decodeFields(layout, UnsafeMutableRawPointer(pointer), coded.dict, unarchiver)
                 }
             }
+            if unarchiver.reporter != nil { report(coded, migrated, layout, unarchiver) }
             return value
         }
+    }
+
+    private func report(_ coded: CodedObject, _ migrated: ArchivedObject?, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) {
+        unarchiver.reportFields(
+            of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: layout.fields.lazy.map(\.key))
     }
 
     /// Assigns each field decoding fills, of `instances` (instances of `A` it created), the value
@@ -179,21 +187,10 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
             for i in 0..<fields.count {
                 // A field the archive lacks keeps the value init() gave it.
                 guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
-                try withKeyPath(fields[i].key) { try decodeField(fields[i], reference, at: base + fields[i].offset, unarchiver) }
+                try withKeyPath(fields[i].key) {
+                    try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: base + fields[i].offset, unarchiver)
+                }
             }
-        }
-    }
-
-    @inline(__always)
-    private func decodeField(
-        _ field: FieldLayout.Field, _ reference: Int, at: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore
-    ) throws {
-        switch field.kind {
-        case .int: at.assumingMemoryBound(to: Int.self).pointee = try IntegerCoder<Int>.decodeValue(reference, unarchiver)
-        case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
-        case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
-        case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
-        case .other: try field.unownedCoder._withUnsafeGuaranteedRef { try $0.decodeField(reference, at: at, unarchiver) }
         }
     }
 
@@ -206,10 +203,25 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
             guard let slot = migrated.slot(forKey: field.key) else { continue }
             try withKeyPath(field.key) {
                 switch slot {
-                case .archived(let reference): try decodeField(field, reference, at: base + field.offset, unarchiver)
+                case .archived(let reference): try decodeReflectedField(field.kind, field.unownedCoder, reference, at: base + field.offset, unarchiver)
                 case .value(let set): try field.coder.assignField(set, at: base + field.offset)
                 }
             }
         }
+    }
+}
+
+/// Decodes one field (given by its trivial parts: copying a `Field` costs a retain and release per member).
+@inline(__always)
+private func decodeReflectedField(
+    _ kind: FieldLayout.Kind, _ coder: Unmanaged<TypeCoder>, _ reference: Int, at: UnsafeMutableRawPointer,
+    _ unarchiver: UnarchiverCore
+) throws {
+    switch kind {
+    case .int: at.assumingMemoryBound(to: Int.self).pointee = try IntegerCoder<Int>.decodeValue(reference, unarchiver)
+    case .double: at.assumingMemoryBound(to: Double.self).pointee = try DoubleCoder.decodeValue(reference, unarchiver)
+    case .bool: at.assumingMemoryBound(to: Bool.self).pointee = try BoolCoder.decodeValue(reference, unarchiver)
+    case .string: at.assumingMemoryBound(to: String.self).pointee = try StringCoder.decodeValue(reference, unarchiver)
+    case .other: try coder._withUnsafeGuaranteedRef { try $0.decodeField(reference, at: at, unarchiver) }
     }
 }

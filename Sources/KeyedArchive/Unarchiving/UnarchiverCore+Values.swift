@@ -246,11 +246,18 @@ extension UnarchiverCore {
             leave()
             inProgress.remove(uid)
         }
-        var pendingVersion: Int?
-        if description.version != versioning.version || !versioning.aliases.isEmpty {
-            pendingVersion = try migrationStart(dict, description, versioning)
+        var pendingVersion = -1
+        if description.version != versioning.plainVersion {
+            pendingVersion = try migrationStart(dict, description, versioning) ?? -1
         }
-        let coded = CodedObject(dict: dict, className: description.name, pendingVersion: pendingVersion)
+        let coded = CodedObject(dict: dict, pendingVersion: pendingVersion)
+        if let reporter {
+            reporter.stack.append(dict)
+            defer { reporter.stack.removeLast() }
+            let value = try make(coded) { self.register($0, uid: uid) }
+            if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
+            return value
+        }
         let value = try make(coded) { self.register($0, uid: uid) }
         if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
         return value

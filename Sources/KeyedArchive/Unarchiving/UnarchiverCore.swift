@@ -38,6 +38,8 @@ final class UnarchiverCore {
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
     @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
+    /// The decode report, when the options collect one.
+    let reporter: ReportCollector?
 
     /// A class, so handing one out costs one reference count rather than one per name it holds.
     final class ClassDescription {
@@ -113,6 +115,7 @@ final class UnarchiverCore {
 
     private init(reading bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         self.options = options
+        reporter = options.collectsReport ? ReportCollector() : nil
         graph = try ArchiveGraph(bytes: bytes, options: options)
         self.storage = storage
         instances = InstanceColumn(count: graph.uidCount)
@@ -198,6 +201,15 @@ final class UnarchiverCore {
         return (dict, try classDescription(classRef))
     }
 
+    /// The class description of an object dictionary that ``objectDict(uid:object:index:)`` returned.
+    func classDescription(of dict: ObjectDict) throws(ArchiveError) -> ClassDescription {
+        var hint = 0
+        guard let classRef = try value(in: dict, keyID: ArchiveKeyIDs.classKey, hint: &hint) else {
+            throw ArchiveError(.invalidArchive, reason: "object UID \(dict.uid) has no $class", byteOffset: dict.object.offset, objectIndex: dict.index)
+        }
+        return try classDescription(classRef)
+    }
+
     private func classDescription(_ classRef: Int) throws(ArchiveError) -> ClassDescription {
         guard case .object(let uid, let object, let index) = try target(classRef) else {
             throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: graph.offset(of: classRef), objectIndex: classRef)
@@ -240,14 +252,17 @@ final class UnarchiverCore {
     /// were only partly decoded, and none outlives the error.
     func topLevel<R>(_ body: () throws -> R) throws -> R {
         let mark = registrations.count
+        let reportMark = reporter?.report.mark
         depth = 0
         decodedCount = 0
         inProgress.removeAll()
         stack = StackGuard()
+        reporter?.stack.removeAll()
         do {
             return try body()
         } catch {
             abandonInstances(from: mark)
+            if let reportMark { reporter?.report.truncate(to: reportMark) }
             throw error
         }
     }

@@ -14,6 +14,9 @@ final class TypeVersioning: @unchecked Sendable {  // immutable after init
     let version: Int
     /// `archiveKeyAliases`, sorted by field, so migrations run in the same order in every process.
     let aliases: [Alias]
+    /// `version` when there are no aliases, else -1 (no archived version): an object whose
+    /// archived version equals it is read as it is, found with one comparison.
+    let plainVersion: Int
     let typeName: String
     private let step: ((inout ArchivedObject, Int) throws -> Void)?
 
@@ -29,6 +32,7 @@ final class TypeVersioning: @unchecked Sendable {  // immutable after init
                 field: field, fieldID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(field)), oldKeys: oldKeys,
                 oldIDs: oldKeys.map { ArchiveKeyIDs.id(for: ArchiveFormat.escape($0)) })
         }
+        plainVersion = aliases.isEmpty ? version : -1
     }
 
     /// The versioning `type` declares.

@@ -1,13 +1,12 @@
 @_spi(Reader) import PropertyList
 
-/// A coded object about to be decoded by its type's coder.
+/// A coded object about to be decoded by its type's coder. Trivial (no reference counted
+/// member), so handing it to the coder costs nothing on the path without migrations.
 struct CodedObject {
     let dict: UnarchiverCore.ObjectDict
-    /// `$classname`.
-    let className: String
     /// The version the object was archived at, when it needs migrating or its aliases applied
-    /// (see ``UnarchiverCore/migrated(_:_:)``); nil when its fields are read as they are.
-    let pendingVersion: Int?
+    /// (see ``UnarchiverCore/migrated(_:_:)``); -1 when its fields are read as they are.
+    let pendingVersion: Int
 }
 
 extension UnarchiverCore {
@@ -43,10 +42,17 @@ extension UnarchiverCore {
 
     /// The object's fields after its type's migration steps and aliases, or nil when they are
     /// read from the archive as they are.
+    @inline(__always)
     func migrated(_ object: CodedObject, _ versioning: TypeVersioning) throws -> ArchivedObject? {
-        guard let start = object.pendingVersion else { return nil }
+        guard object.pendingVersion >= 0 else { return nil }
+        return try migrate(object, versioning)
+    }
+
+    private func migrate(_ object: CodedObject, _ versioning: TypeVersioning) throws -> ArchivedObject {
+        let start = object.pendingVersion
+        let className = try classDescription(of: object.dict).name
         var view = try ArchivedObject(
-            core: self, dict: object.dict, className: object.className, version: start, typeName: versioning.typeName)
+            core: self, dict: object.dict, className: className, version: start, typeName: versioning.typeName)
         var version = start
         while version < versioning.version {
             view.version = version
@@ -60,6 +66,7 @@ extension UnarchiverCore {
             version += 1
         }
         view.version = version
+        if start < version { reportMigration(of: object.dict.uid, className: className, from: start, to: version) }
         for alias in versioning.aliases where !view.contains(alias.field) {
             if let old = alias.oldKeys.first(where: view.contains) { view.renameField(old, to: alias.field) }
         }
