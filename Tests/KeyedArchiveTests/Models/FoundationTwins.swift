@@ -136,9 +136,11 @@ struct FoundationReading {
     /// Reads the `root` object (or `key`) with secure coding off and `.setErrorAndReturn`, so an
     /// unreadable archive is an error here, never a `fatalError` inside Foundation.
     /// Never pass a cyclic archive: Foundation on Linux recurses until the stack overflows.
-    init(_ data: Data, key: String = NSKeyedArchiveRootObjectKey) {
+    /// `classes` maps archived class names to the twin classes that read them.
+    init(_ data: Data, key: String = NSKeyedArchiveRootObjectKey, classes: [String: AnyClass] = [:]) {
         do {
             let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+            for name in classes.keys.sorted() { unarchiver.setClass(classes[name], forClassName: name) }
             unarchiver.requiresSecureCoding = false
             unarchiver.decodingFailurePolicy = .setErrorAndReturn
             root = unarchiver.decodeObject(forKey: key)
