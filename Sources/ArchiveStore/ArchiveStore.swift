@@ -201,13 +201,19 @@ public final class ArchiveStore: Sendable {
     }
 
     /// Writes an encoded stored file under `key` and applies the limits.
-    func store(_ content: Data, forKey key: String, expires: Date?) throws {
-        let root = try write(content, forKey: key, expires: expires?.timeIntervalSinceReferenceDate)
+    ///
+    /// With `expected`, writes only if the key's file is still the one with that identity (the
+    /// file an upgrade read), under the exclusive lock; returns whether it wrote.
+    @discardableResult
+    func store(_ content: Data, forKey key: String, expires: Date?, ifUnchanged expected: FileIdentity? = nil) throws -> Bool {
+        guard let root = try write(content, forKey: key, expires: expires?.timeIntervalSinceReferenceDate, ifUnchanged: expected)
+        else { return false }
         if state.limits.limitsDisk {
             let path = StoreJournal.path(directory: relativeDirectory, fileName: StoreFileName.keyFileName(for: key))
             enforceLimits(root: root, protecting: path)
         }
         compactIfDue()
+        return true
     }
 
     /// Saves `value` under its type's archive class name (one value per model type).
@@ -535,21 +541,29 @@ public final class ArchiveStore: Sendable {
     /// (``ReusedFile``); any other save holds the lock shared. Either way removeAll() and the
     /// sweeps (exclusive) never see a save half done.
     ///
-    /// - Returns: the root directory.
-    private func write(_ content: Data, forKey key: String, expires: Double?) throws -> Directory {
+    /// A write `ifUnchanged` takes the lock exclusive, so no other save of the key can come
+    /// between its check and its rename; it makes no room (an upgrade rewrites a value in place).
+    ///
+    /// - Returns: the root directory; nil when `ifUnchanged` found another file.
+    private func write(_ content: Data, forKey key: String, expires: Double?, ifUnchanged expected: FileIdentity?) throws -> Directory? {
         let root = try openOrCreateRoot()
         let fileName = StoreFileName.keyFileName(for: key)
         var announced = journalRecord(.saving, key: key, fileName: fileName, size: content.count, expires: expires)
         let mode = UInt32(state.permissions.fileMode)
-        let evicting = state.limits.limitsDisk && isPastLimits(root: root, saving: announced)
+        let evicting = expected == nil && state.limits.limitsDisk && isPastLimits(root: root, saving: announced)
         var directory: Directory
         do {
-            let lock = try StoreLock.acquire(evicting ? .exclusive : .shared, in: root, fileMode: state.permissions.fileMode)
+            let exclusive = evicting || expected != nil
+            let lock = try StoreLock.acquire(exclusive ? .exclusive : .shared, in: root, fileMode: state.permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
-            guard let opened = try subdirectories(from: root, creating: true) else {
+            guard let opened = try subdirectories(from: root, creating: expected == nil) else {
+                if expected != nil { return nil }
                 throw ArchiveError.io(errno: ENOENT, "open the namespace directory", path: rootPath)
             }
             directory = opened
+            if let expected {
+                guard let now = try directory.status(of: fileName), FileIdentity(now) == expected else { return nil }
+            }
             forgetInMemory(key)
             var reused: ReusedFile?
             if evicting {

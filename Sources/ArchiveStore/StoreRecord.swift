@@ -89,6 +89,9 @@ struct StoreRecord {
         }
     }
 
+    /// The class name and archived version of the stored value, when it is a coded object.
+    var rootClass: (name: String, version: Int)? { unarchiver.archivedClass(forKey: StoreFormat.rootKey) }
+
     /// Decodes the stored value as `type`.
     ///
     /// - Throws: `.typeMismatch` (and the unarchiver's other codes), with the path in the reason.

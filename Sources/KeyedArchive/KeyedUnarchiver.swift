@@ -110,6 +110,17 @@ public final class KeyedUnarchiver {
         try UnarchiverCore.reading(data, options: options) { core in try decode(type, forKey: key, from: core) }
     }
 
+    /// The `$classname` of the object under the top-level key `key`, and the version it was
+    /// archived at; nil when the key is absent or holds no coded object (a plain value, a
+    /// Foundation collection).
+    package func archivedClass(forKey key: String) -> (name: String, version: Int)? {
+        guard let entry = core.top.first(where: { $0.key == key }),
+            case .object(let uid, let object, let index)? = try? core.target(entry.reference),
+            let (_, description) = try? core.objectDict(uid: uid, object: object, index: index)
+        else { return nil }
+        return (description.name, description.version)
+    }
+
     /// What the decodes so far did not map: archived keys no field took, fields the archive
     /// lacked and migrations run, by key path. Empty unless the options set
     /// ``Options/collectsReport``; a decode that throws adds nothing.

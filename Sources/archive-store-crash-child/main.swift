@@ -34,6 +34,11 @@
 //       Prints the seed line, then per file: its keys and each key decoded as Any ("before"),
 //       after opening it with ArchiveFile; sets the key "added", writes the file to
 //       <directory>/<file name>, opens that and prints its keys and each key again ("after").
+//
+//   archive-store-crash-child upgrade <directory>
+//       Prints "start", runs upgradeAll(StoredNote.self) (UpgradeMode.swift) and prints
+//       "upgraded <count> in <microseconds>".
+//       Meant to be killed with SIGKILL at a random moment.
 
 import ArchiveStore
 import Foundation
@@ -186,10 +191,12 @@ do {
         runDecode(files: Array(arguments.dropFirst(2)))
     case "rewrite" where arguments.count >= 3:
         runRewrite(directory: arguments[2], files: Array(arguments.dropFirst(3)))
+    case "upgrade" where arguments.count == 3:
+        try runUpgrade(directory: arguments[2])
     default:
         fail(
             "usage: archive-store-crash-child loop|verify <directory> <key>... | save <directory> <key> <count> [options]"
-                + " | decode <file>... | rewrite <directory> <file>...",
+                + " | decode <file>... | rewrite <directory> <file>... | upgrade <directory>",
             status: 2)
     }
 } catch {

@@ -1,0 +1,50 @@
+import Foundation
+import KeyedArchive
+
+extension ArchiveStore {
+    /// Rewrites every value of `type` stored here, and in the namespaces nested in this one, at
+    /// the type's current version (``KeyedArchive/ArchiveVersioned/archiveVersion``), one file at
+    /// a time.
+    ///
+    /// Loads already read older versions (``load(_:forKey:)-8yj94`` migrates them), and every
+    /// save writes the current one; call this after a release that changed a model, so that
+    /// files no longer depend on the migration code, or before removing it.
+    ///
+    /// A value is rewritten when its file holds an object archived under the type's class name
+    /// (or one of its `archiveLegacyClassNames`) and writing it again gives other bytes: an
+    /// older version of it or of anything inside it, old keys read through aliases, an old class
+    /// name. Its key and expiry stay as they were; observers see a `.saved` change. A subclass
+    /// stored through a base-class type is upgraded by a call for the subclass.
+    ///
+    /// Each rewrite is a save: a new file flushed and renamed over the old one, so a process
+    /// killed at any moment leaves every value loadable, at the old version or the new, and
+    /// calling this again finishes the job. A value saved by someone else between this call's
+    /// read and its write is left as that save wrote it.
+    ///
+    /// - Parameter type: The type whose values to rewrite, as it is today.
+    /// - Returns: How many values were rewritten.
+    /// - Throws: The first error of a value of `type` that cannot be loaded (a failed migration,
+    ///   a damaged file) or written; the values rewritten before it stay rewritten. Files of
+    ///   other types are not decoded.
+    @discardableResult
+    public func upgradeAll<T>(_ type: T.Type) throws -> Int {
+        let names = Set([KeyedArchiver.className(of: type)] + KeyedArchiver.legacyClassNames(of: type))
+        var rewritten = 0
+        for key in keys where try upgrade(type, forKey: key, names: names) { rewritten += 1 }
+        for name in namespaces { rewritten += try namespace(name).upgradeAll(type) }
+        return rewritten
+    }
+
+    /// Rewrites the value of `key` if it is a `T` and writing it again changes its file.
+    private func upgrade<T>(_ type: T.Type, forKey key: String, names: Set<String>) throws -> Bool {
+        let configuration = configuration.withLock { $0 }
+        guard let (record, _, status) = try record(forKey: key, configuration: configuration),
+            let root = record.rootClass, names.contains(root.name)
+        else { return false }
+        let value = try record.decodeValue(type)
+        let expires = record.expires.map { Date(timeIntervalSinceReferenceDate: $0) }
+        let content = try StoreRecord.encode(value, key: key, expires: expires)
+        guard content != record.data else { return false }
+        return try store(content, forKey: key, expires: expires, ifUnchanged: FileIdentity(status))
+    }
+}
