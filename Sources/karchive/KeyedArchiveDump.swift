@@ -88,7 +88,12 @@ struct KeyedArchiveDump: DumpRenderer {
                 write(element, label: keyLabel(key), depth: depth + 1, state: &state, into: &out)
             }
         default:
-            out += indent + label + ": @\(uid) \(className)\n"
+            // The version the type was archived at, when it is not 0.
+            let version = archive.classVersion(ofObjectAt: uid).map { value in
+                if case .int(let number) = value { return " v\(number)" }
+                return " v<\(value.kindDescription)>"
+            }
+            out += indent + label + ": @\(uid) \(className)\(version ?? "")\n"
             for (key, field) in dict where key != ArchiveFormat.classKey {
                 let shown = ArchiveFormat.unescape(key) ?? key
                 write(field, label: PlainTreeDump.bareOrQuoted(shown), depth: depth + 1, state: &state, into: &out)

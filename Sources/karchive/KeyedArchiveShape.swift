@@ -76,6 +76,15 @@ struct KeyedArchiveShape {
         return .success(name)
     }
 
+    /// The `$classversion` of the class of the object at `index` (written for a type whose
+    /// `archiveVersion` is not 0), when it has one.
+    func classVersion(ofObjectAt index: Int) -> PlistValue? {
+        guard case .dict(let entry) = objects[index], case .uid(let uid)? = entry[Self.classKey], uid < UInt64(objects.count),
+            case .dict(let record) = objects[Int(uid)]
+        else { return nil }
+        return record[ArchiveFormat.classVersionKey]
+    }
+
     /// Whether `$objects[index]` is a class record (`{"$classname": …, "$classes": […]}`).
     func isClassRecord(_ index: Int) -> Bool {
         guard case .dict(let entry) = objects[index] else { return false }

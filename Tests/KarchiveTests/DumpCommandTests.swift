@@ -34,6 +34,24 @@ struct DumpCommandTests {
         #expect(!lines.contains { $0.contains("$class") || $0.contains("$objects") })
     }
 
+    @Test func eachObjectShowsTheVersionItsTypeWasArchivedAt() async throws {
+        let current = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/versions/v2-team.archive")])
+        #expect(current.status == 0, "\(current.standardError)")
+        let lines = current.standardOutput.split(separator: "\n").map(String.init)
+        for expected in [
+            "root: @1 Kennel.Team", "    [0]: @4 Kennel.Member v2", "      address: @8 Kennel.Address v1",
+            "      team: @1",
+        ] {
+            #expect(lines.contains(expected), "missing line: \(expected)")
+        }
+        #expect(lines.contains { $0.hasPrefix("    [1]: @") && $0.hasSuffix(" Kennel.Captain v2") })
+        // Version 0 records nothing, and shows none.
+        let old = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/versions/v0-team.archive")])
+        #expect(old.status == 0)
+        #expect(old.standardOutput.contains("[0]: @4 Kennel.Member\n"))
+        #expect(!old.standardOutput.contains(" v0") && !old.standardOutput.contains(" v1"))
+    }
+
     @Test func sharedObjectsAreShownOnceAndCyclesAreCut() async throws {
         let shared = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/foundation/k-people-shared.archive")])
         #expect(shared.status == 0)
