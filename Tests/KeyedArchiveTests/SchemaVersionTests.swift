@@ -234,6 +234,17 @@ struct SettingsLite: Codable, ArchiveVersioned {
     static var archiveVersion: Int { 3 }
 }
 
+/// A migration that sets a value no archive can hold.
+struct SetsAFunction: Archivable {
+    var x = 0
+    static var archiveClassName: String? { "Schema.Widths" }
+    static var archiveVersion: Int { 1 }
+    static func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        let function: @Sendable () -> Int = { 1 }
+        try object.set(function, forKey: "x")
+    }
+}
+
 /// A type that declares a version below 0.
 struct Backwards: Archivable {
     var x = 0
@@ -371,6 +382,15 @@ struct SchemaVersionTests {
         let data = try KeyedArchiver.archivedData(withRootObject: OldWidths())
         let back = try KeyedUnarchiver.unarchivedObject(ofType: Widths.self, from: data)
         #expect(back == Widths(small: 7, list: [1, 2, 255], point: Point(horizontal: 1, vertical: 2), gone: nil, any: "text"))
+    }
+
+    @Test("a value no archive can hold is refused by set(_:forKey:)")
+    func unarchivableSetValue() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: OldWidths())
+        let error = try #require(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofType: SetsAFunction.self, from: data) }
+        #expect(error.code == .migrationFailed)
+        #expect(error.keyPath == "root.x")
+        #expect(error.reason.contains("notArchivable: @Sendable () -> Swift.Int cannot be archived"))
     }
 
     @Test("a migration that throws stops the decode, naming the type, the versions and the key path")

@@ -54,7 +54,9 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         switch migrated.slot(forKey: key.stringValue) {
         case nil: return nil
         case .archived(let reference): return (core, reference, nil)
-        case .value(let set): return (set.archived.0, set.archived.1, set)
+        case .value(let set):
+            let (core, reference) = try set.archivedValue()
+            return (core, reference, set)
         }
     }
 

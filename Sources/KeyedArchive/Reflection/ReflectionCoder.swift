@@ -199,12 +199,15 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     private func decodeFields(
         _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ migrated: ArchivedObject, _ unarchiver: UnarchiverCore
     ) throws {
-        for field in layout.fields {
-            guard let slot = migrated.slot(forKey: field.key) else { continue }
-            try withKeyPath(field.key) {
-                switch slot {
-                case .archived(let reference): try decodeReflectedField(field.kind, field.unownedCoder, reference, at: base + field.offset, unarchiver)
-                case .value(let set): try field.coder.assignField(set, at: base + field.offset)
+        try layout.fields.withUnsafeBufferPointer { fields in
+            for i in 0..<fields.count {
+                guard let slot = migrated.slot(forKey: fields[i].key) else { continue }
+                let at = base + fields[i].offset
+                try withKeyPath(fields[i].key) {
+                    switch slot {
+                    case .archived(let reference): try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: at, unarchiver)
+                    case .value(let set): try fields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.assignField(set, at: at) }
+                    }
                 }
             }
         }

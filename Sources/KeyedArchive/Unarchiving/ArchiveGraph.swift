@@ -240,6 +240,7 @@ final class ArchiveGraph {
     /// reference, in file order.
     func fields(of dict: ObjectDict) throws(ArchiveError) -> [(key: String, reference: Int)] {
         var fields: [(key: String, reference: Int)] = []
+        fields.reserveCapacity(dict.object.count)
         for i in 0..<dict.object.count {
             let keyRef = try document.reference(dict.object, i, index: dict.index)
             let key = try document.object(at: keyRef)

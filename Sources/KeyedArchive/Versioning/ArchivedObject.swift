@@ -136,22 +136,29 @@ public struct ArchivedObject {
 @available(*, unavailable)
 extension ArchivedObject: Sendable {}
 
-/// A value a migration set: the value itself, and the same value archived on its own, so a field
-/// of another type reads it as that type reads an archive (an `Int` into an `Int64` field).
+/// A value a migration set: the value itself, and, made the first time a field of another type
+/// reads it, the same value archived on its own, so that field reads it as it reads an archive
+/// (an `Int` into an `Int64` field). A field of the value's own type takes it as it is.
 final class SetValue {
     let value: Any
-    private let core: UnarchiverCore
-    private let reference: Int
+    private let archive: () throws -> Data
+    private let options: KeyedUnarchiver.Options
+    private let registered: [Any.Type]
+    private let classMap: [String: Any.Type]
+    private var archived: (core: UnarchiverCore, reference: Int)?
 
-    /// Archives `value` (which checks that it can be), to be read with the limits, registered
-    /// types and class mappings of `unarchiver`.
+    /// Keeps `value`, to be read with the limits, registered types and class mappings of
+    /// `unarchiver`. A type no strategy can code is refused here; anything else the archiver
+    /// would refuse inside it, when a field of another type reads it.
     init<T>(_ value: T, reading unarchiver: UnarchiverCore) throws {
+        if let unsupported = unarchiver.coders.typed(T.self) as? UnsupportedCoder<T> {
+            _ = try unsupported.encode(value, inline: false, ArchiverCore())
+        }
         self.value = value
-        let data = try KeyedArchiver.archivedData(withRootObject: value)
-        core = try UnarchiverCore(bytes: data, options: unarchiver.options)
-        core.registered = unarchiver.registered
-        core.classMap = unarchiver.classMap
-        reference = core.top[0].reference
+        archive = { try KeyedArchiver.archivedData(withRootObject: value) }
+        options = unarchiver.options
+        registered = unarchiver.registered
+        classMap = unarchiver.classMap
     }
 
     /// The value as `T`: itself when it is one (a class instance keeps its identity), else
@@ -159,6 +166,7 @@ final class SetValue {
     func read<T>(as type: T.Type) throws -> T {
         if let typed = value as? T { return typed }
         do {
+            let (core, reference) = try archivedValue()
             return try core.topLevel { try core.coders.typed(T.self).decode(reference, core) }
         } catch let error as ArchiveError {
             throw ArchiveError(
@@ -168,5 +176,13 @@ final class SetValue {
     }
 
     /// The archived value, for decoders that read it through containers (`Codable`).
-    var archived: (UnarchiverCore, Int) { (core, reference) }
+    func archivedValue() throws -> (UnarchiverCore, Int) {
+        if let archived { return archived }
+        let core = try UnarchiverCore(bytes: try archive(), options: options)
+        core.registered = registered
+        core.classMap = classMap
+        let made = (core, core.top[0].reference)
+        archived = made
+        return made
+    }
 }
