@@ -502,6 +502,26 @@ struct SchemaVersionTests {
         #expect(plain.report.isEmpty)
     }
 
+    @Test("a $classversion that is not a version is refused with the place", arguments: [
+        PlistValue.string("2"), .int(-1), .int(Int64(Int32.max) + 1), .uint(UInt64.max), .real(2), .bool(true),
+    ])
+    func hostileVersion(_ version: PlistValue) throws {
+        guard case .dict(var top) = try BPlistReader().read(try KeyedArchiver.archivedData(withRootObject: Person())),
+            case .array(var objects)? = top["$objects"],
+            let position = objects.firstIndex(where: { if case .dict(let d) = $0 { d["$classname"] == .string("Schema.Person") } else { false } }),
+            case .dict(var description) = objects[position]
+        else { throw ArchiveError(.invalidArchive, reason: "no class description") }
+        description["$classversion"] = version
+        objects[position] = .dict(description)
+        top["$objects"] = .array(objects)
+        let data = Data(try BPlistWriter().write(.dict(top)))
+        let error = try #require(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofType: Person.self, from: data) }
+        #expect(error.code == .invalidArchive)
+        #expect(error.byteOffset != nil)
+        #expect(error.reason.contains("$classversion of class description UID"))
+        #expect(error.reason.contains("not a version (an integer from 0 to 2147483647)"))
+    }
+
     @Test("a negative archiveVersion cannot be archived")
     func negativeVersion() throws {
         let error = try #require(throws: ArchiveError.self) { try KeyedArchiver.archivedData(withRootObject: Backwards()) }

@@ -306,9 +306,10 @@ final class ArchiveGraph {
             let versionObject = try document.object(at: versionRef)
             let bits = versionObject.kind == .int ? try document.integerBits(versionObject, index: versionRef) : nil
             guard let bits, !bits.aboveInt64, Int64(bitPattern: bits.bits) >= 0, Int64(bitPattern: bits.bits) <= Int64(Int32.max) else {
+                let found = bits.map { $0.aboveInt64 ? "\($0.bits)" : "\(Int64(bitPattern: $0.bits))" } ?? Self.describe(versionObject)
                 throw ArchiveError(
                     .invalidArchive,
-                    reason: "$classversion of class description UID \(uid) is \(Self.describe(versionObject)) out of range, not a version (an integer from 0 to \(Int32.max))",
+                    reason: "$classversion of class description UID \(uid) is \(found), not a version (an integer from 0 to \(Int32.max))",
                     byteOffset: versionObject.offset, objectIndex: versionRef)
             }
             version = Int(bits.bits)
