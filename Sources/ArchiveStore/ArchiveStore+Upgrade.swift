@@ -3,8 +3,7 @@ import KeyedArchive
 
 extension ArchiveStore {
     /// Rewrites every value of `type` stored here, and in the namespaces nested in this one, at
-    /// the type's current version (``KeyedArchive/ArchiveVersioned/archiveVersion``), one file at
-    /// a time.
+    /// the type's current version (its `archiveVersion`), one file at a time.
     ///
     /// Loads already read older versions (``load(_:forKey:)-8yj94`` migrates them), and every
     /// save writes the current one; call this after a release that changed a model, so that

@@ -9,7 +9,8 @@ enum Usage {
           validate FILE...  Read each file strictly; print "FILE: valid (...)", saying whether it is
                             a keyed archive, or "FILE: <error>" on stderr. Like plutil -lint.
           json FILE         Print the property list as plist-json, one line.
-          dump FILE         Print the property list as an indented tree.
+          dump FILE         Print the property list as an indented tree: a keyed archive as its
+                            object graph, with the version ("v2") of each versioned class.
           stats FILE        Print object counts per kind and per class, sizes and reference widths.
           help              Show this help (also -h, --help).
 

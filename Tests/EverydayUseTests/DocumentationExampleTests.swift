@@ -455,6 +455,51 @@ struct ArchiveStorePageTests {
     }
 }
 
+// MARK: - Schema Versions and Migrations (Sources/KeyedArchive/KeyedArchive.docc/SchemaVersions.md)
+
+enum SchemaVersionsArticle {
+    struct Contact: Archivable {
+        var name = ""
+        var phone = ""
+        var email = "none"
+
+        static var archiveVersion: Int { 2 }
+        static var archiveKeyAliases: [String: [String]] { ["name": ["fullName"]] }
+        static func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+            switch version {
+            case 0:
+                object.removeField("fax")
+            case 1:
+                let number = try object.decode(Int.self, forKey: "phone")
+                try object.set("+\(number)", forKey: "phone")
+            default:
+                break
+            }
+        }
+    }
+
+    /// `Contact` as version 0 archived it.
+    struct ContactV0: Archivable {
+        var fullName = ""
+        var fax = ""
+        var phone = 0
+        static var archiveClassName: String? { String(reflecting: Contact.self) }
+    }
+}
+
+@Suite("The Schema Versions article's code")
+struct SchemaVersionsArticleTests {
+    @Test("A contact archived at version 0 decodes as version 2: steps from 0 and 1, then the alias")
+    func contact() throws {
+        let old = SchemaVersionsArticle.ContactV0(fullName: "Ann Lee", fax: "0", phone: 4420794600)
+        let data = try KeyedArchiver.archivedData(withRootObject: old)
+        let contact = try KeyedUnarchiver.unarchivedObject(ofType: SchemaVersionsArticle.Contact.self, from: data)
+        #expect(contact.name == "Ann Lee")
+        #expect(contact.phone == "+4420794600")
+        #expect(contact.email == "none")
+    }
+}
+
 // MARK: - The PropertyList module's page (Sources/PropertyList/PropertyList.docc/PropertyList.md)
 
 @Suite("The PropertyList page's code")
