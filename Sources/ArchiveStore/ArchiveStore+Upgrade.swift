@@ -9,11 +9,18 @@ extension ArchiveStore {
     /// save writes the current one; call this after a release that changed a model, so that
     /// files no longer depend on the migration code, or before removing it.
     ///
-    /// A value is rewritten when its file holds an object archived under the type's class name
-    /// (or one of its `archiveLegacyClassNames`) and writing it again gives other bytes: an
-    /// older version of it or of anything inside it, old keys read through aliases, an old class
-    /// name. Its key and expiry stay as they were; observers see a `.saved` change. A subclass
-    /// stored through a base-class type is upgraded by a call for the subclass.
+    /// A value is rewritten when it is a `type` and writing it again gives other bytes: an older
+    /// version of it or of anything inside it, old keys read through aliases, an old class name.
+    /// A value is taken for a `type` when its file's root object has the type's class name, one
+    /// of its `archiveLegacyClassNames` or a name mapped to it with ``setClass(_:forClassName:)``;
+    /// for an array, set, dictionary or Optional type, when the root is a collection and the file
+    /// holds objects of the element type's names. Its key and expiry stay as they were;
+    /// observers see a `.saved` change. A value that only holds `type`'s objects deeper down (a
+    /// notebook of notes) is upgraded by a call for its own type, and a subclass stored through
+    /// a base-class type by a call for the subclass.
+    ///
+    /// A type renamed since (`archiveLegacyClassNames`) is rewritten under its new name, which
+    /// builds from before the rename cannot read: upgrade once no older build reads the store.
     ///
     /// Each rewrite is a save: a new file flushed and renamed over the old one, so a process
     /// killed at any moment leaves every value loadable, at the old version or the new, and
@@ -27,18 +34,24 @@ extension ArchiveStore {
     ///   other types are not decoded.
     @discardableResult
     public func upgradeAll<T>(_ type: T.Type) throws -> Int {
-        let names = Set([KeyedArchiver.className(of: type)] + KeyedArchiver.legacyClassNames(of: type))
+        let archived = KeyedArchiver.archivedNames(of: type)
+        var names = Set(archived.names)
+        // Names read as the type (or, for a collection, as its elements) with setClass(_:forClassName:).
+        let own = names
+        for (name, mapped) in configuration.withLock({ $0.classNames }) where own.contains(KeyedArchiver.className(of: mapped)) {
+            names.insert(name)
+        }
         var rewritten = 0
-        for key in keys where try upgrade(type, forKey: key, names: names) { rewritten += 1 }
+        for key in keys where try upgrade(type, forKey: key, names: names, in: archived.collection) { rewritten += 1 }
         for name in namespaces { rewritten += try namespace(name).upgradeAll(type) }
         return rewritten
     }
 
     /// Rewrites the value of `key` if it is a `T` and writing it again changes its file.
-    private func upgrade<T>(_ type: T.Type, forKey key: String, names: Set<String>) throws -> Bool {
+    private func upgrade<T>(_ type: T.Type, forKey key: String, names: Set<String>, in collection: ArchivedCollection?) throws -> Bool {
         let configuration = configuration.withLock { $0 }
         guard let (record, _, status) = try record(forKey: key, configuration: configuration),
-            let root = record.rootClass, names.contains(root.name)
+            record.holdsObjects(ofClassesNamed: names, in: collection)
         else { return false }
         let value = try record.decodeValue(type)
         let expires = record.expires.map { Date(timeIntervalSinceReferenceDate: $0) }

@@ -89,8 +89,11 @@ struct StoreRecord {
         }
     }
 
-    /// The class name and archived version of the stored value, when it is a coded object.
-    var rootClass: (name: String, version: Int)? { unarchiver.archivedClass(forKey: StoreFormat.rootKey) }
+    /// Whether the stored value is made of objects of a class in `names` (see
+    /// `KeyedUnarchiver.holdsObjects(ofClassesNamed:forKey:)`).
+    func holdsObjects(ofClassesNamed names: Set<String>, in collection: ArchivedCollection?) -> Bool {
+        unarchiver.holdsObjects(ofClassesNamed: names, in: collection, forKey: StoreFormat.rootKey)
+    }
 
     /// Decodes the stored value as `type`.
     ///

@@ -110,15 +110,26 @@ public final class KeyedUnarchiver {
         try UnarchiverCore.reading(data, options: options) { core in try decode(type, forKey: key, from: core) }
     }
 
-    /// The `$classname` of the object under the top-level key `key`, and the version it was
-    /// archived at; nil when the key is absent or holds no coded object (a plain value, a
-    /// Foundation collection).
-    package func archivedClass(forKey key: String) -> (name: String, version: Int)? {
+    /// Whether the value under the top-level key `key` is made of objects of a class in `names`:
+    /// without `collection`, the object itself has one of them; with it, the object is a
+    /// Foundation collection of that kind and the archive holds an object of one of them.
+    package func holdsObjects(ofClassesNamed names: Set<String>, in collection: ArchivedCollection?, forKey key: String) -> Bool {
         guard let entry = core.top.first(where: { $0.key == key }),
             case .object(let uid, let object, let index)? = try? core.target(entry.reference),
             let (_, description) = try? core.objectDict(uid: uid, object: object, index: index)
-        else { return nil }
-        return (description.name, description.version)
+        else { return false }
+        switch collection {
+        case nil: return names.contains(description.name)
+        case .list?: guard description.listClass != nil else { return false }
+        case .dictionary?: guard description.dictionaryClass != nil else { return false }
+        }
+        for other in 1..<core.graph.uidCount {
+            guard case .object(_, let object, let index)? = try? core.graph.target(uid: other),
+                let (_, description) = try? core.objectDict(uid: other, object: object, index: index)
+            else { continue }
+            if names.contains(description.name) { return true }
+        }
+        return false
     }
 
     /// What the decodes so far did not map: archived keys no field took, fields the archive

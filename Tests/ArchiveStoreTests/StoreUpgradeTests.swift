@@ -105,6 +105,35 @@ struct StoreUpgradeTests {
         #expect(try store.upgradeAll(Note.self) == 0)  // nothing left to do
     }
 
+    @Test("upgradeAll of a collection type upgrades stored collections; a value holding notes deeper down is left alone")
+    func collectionsAndMappedNames() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.save([oldNote(1), oldNote(2)], forKey: "inbox")
+        try store.save(["pinned": oldNote(3)], forKey: "board")
+        try store.save(oldNote(4), forKey: "single")
+        #expect(try store.upgradeAll(Note.self) == 1)  // the single note; the collections are not Notes
+        #expect(try noteVersion(in: file("inbox", in: fixture.directory)) == 0)
+        #expect(try store.upgradeAll([Note].self) == 1)  // the board is a dictionary, not an array
+        #expect(try noteVersion(in: file("inbox", in: fixture.directory)) == 1)
+        #expect(try store.load([Note].self, forKey: "inbox") == [note(1), note(2)])
+        #expect(try store.upgradeAll([String: Note].self) == 1)
+        #expect(try store.load([String: Note].self, forKey: "board") == ["pinned": note(3)])
+
+        // A name read as the type with setClass(_:forClassName:) is upgraded too.
+        let archiver = KeyedArchiver()
+        archiver.setClassName("Elsewhere.Jotting", for: OldNote.self)
+        try archiver.encode(oldNote(5), forKey: "root")
+        try archiver.encode("jotting", forKey: "key")
+        try archiver.encodedData.write(to: file("jotting", in: fixture.directory))
+        let reopened = try ArchiveStore(directory: fixture.directory)  // finds the file written by hand
+        #expect(try reopened.upgradeAll(Note.self) == 0)
+        reopened.setClass(Note.self, forClassName: "Elsewhere.Jotting")
+        #expect(try reopened.upgradeAll(Note.self) == 1)
+        #expect(try noteVersion(in: file("jotting", in: fixture.directory)) == 1)
+        #expect(try reopened.load(Note.self, forKey: "jotting") == note(5))
+    }
+
     @Test("a value whose migration fails stops upgradeAll with the error; the others stay loadable")
     func failingValue() throws {
         let fixture = try StoreFixture()

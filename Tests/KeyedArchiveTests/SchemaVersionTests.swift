@@ -245,6 +245,64 @@ struct SetsAFunction: Archivable {
     }
 }
 
+/// A hierarchy whose subclass declares a version of its own: refused.
+class VersionedBase: Archivable {
+    var label = ""
+    required init() {}
+    class var archiveClassName: String? { "Schema.Base" }
+    class var archiveVersion: Int { 1 }
+}
+
+final class VersionedSub: VersionedBase {
+    var extra = 0
+    override class var archiveClassName: String? { "Schema.Sub" }
+    override class var archiveVersion: Int { 2 }
+}
+
+struct OldSub: Archivable {
+    var label = ""
+    static var archiveClassName: String? { "Schema.Sub" }
+}
+
+/// A hierarchy on one line of versions: the subclass adds a step and calls the base class's.
+class LinedBase: Archivable {
+    var name = ""
+    required init() {}
+    class var archiveClassName: String? { "Schema.LinedBase" }
+    class var archiveVersion: Int { 1 }
+    class func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        object.renameField("label", to: "name")
+    }
+}
+
+final class LinedSub: LinedBase {
+    var size = ""
+    override class var archiveClassName: String? { "Schema.LinedSub" }
+    override class func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        try super.migrate(&object, from: version)
+        try object.set(String(try object.decode(Int.self, forKey: "size")), forKey: "size")
+    }
+}
+
+struct OldLinedSub: Archivable {
+    var label = ""
+    var size = 0
+    static var archiveClassName: String? { "Schema.LinedSub" }
+}
+
+/// An alias named by the property, when archiveKeys stores the field under another key.
+struct OldHeading: Archivable {
+    var title = ""
+    static var archiveClassName: String? { "Schema.Heading" }
+}
+
+struct Heading: Archivable, Equatable {
+    var heading = ""
+    static var archiveClassName: String? { "Schema.Heading" }
+    static var archiveKeys: [String: String] { ["heading": "h"] }
+    static var archiveKeyAliases: [String: [String]] { ["heading": ["title"]] }
+}
+
 /// A type that declares a version below 0.
 struct Backwards: Archivable {
     var x = 0
@@ -520,6 +578,43 @@ struct SchemaVersionTests {
         #expect(error.byteOffset != nil)
         #expect(error.reason.contains("$classversion of class description UID"))
         #expect(error.reason.contains("not a version (an integer from 0 to 2147483647)"))
+    }
+
+    @Test("a class hierarchy is one line of versions: a subclass at another version is refused both ways")
+    func hierarchyVersions() throws {
+        let error = try #require(throws: ArchiveError.self) { try KeyedArchiver.archivedData(withRootObject: VersionedSub()) }
+        #expect(error.code == .notArchivable)
+        #expect(error.reason.hasPrefix("\(String(reflecting: VersionedSub.self)).archiveVersion is 2 but its base class \(String(reflecting: VersionedBase.self))'s is 1"))
+        let old = try KeyedArchiver.archivedData(withRootObject: OldSub(label: "x"))
+        let decodeError = try #require(throws: ArchiveError.self) { try KeyedUnarchiver.unarchivedObject(ofType: VersionedSub.self, from: old) }
+        #expect(decodeError.code == .notArchivable)
+        #expect(decodeError.keyPath == "root")
+
+        // On one line, the base class's step runs for the subclass too.
+        let lined = try KeyedArchiver.archivedData(withRootObject: OldLinedSub(label: "box", size: 3))
+        let back = try KeyedUnarchiver.unarchivedObject(ofType: LinedSub.self, from: lined)
+        #expect(back.name == "box" && back.size == "3")
+    }
+
+    @Test("two types archived under one name at different versions get a class description each")
+    func oneNameTwoVersions() throws {
+        let mixed = KeyedArchiver()
+        try mixed.encode([Gadget(name: "old")], forKey: "old")
+        try mixed.encode([NewGadget(name: "new", colour: "blue")], forKey: "new")
+        let bytes = try mixed.encodedData
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: bytes)
+        #expect(try unarchiver.decode([Gadget].self, forKey: "old").map(\.name) == ["old"])
+        let error = try #require(throws: ArchiveError.self) { try unarchiver.decode([Gadget].self, forKey: "new") }
+        #expect(error.code == .newerVersion)
+        #expect(error.keyPath == "new[0]")
+    }
+
+    @Test("an alias may name the field by its property when archiveKeys stores it under another key")
+    func aliasThroughArchiveKeys() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: OldHeading(title: "Intro"))
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Heading.self, from: data) == Heading(heading: "Intro"))
+        let today = try KeyedArchiver.archivedData(withRootObject: Heading(heading: "Now"))
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: Heading.self, from: today) == Heading(heading: "Now"))
     }
 
     @Test("a negative archiveVersion cannot be archived")

@@ -22,7 +22,9 @@ final class ArchiverCore {
     /// Class instances already given a UID. The instance is kept alive so its address is not reused.
     @exclusivity(unchecked) private var identities: IdentityTable
     /// Class description UIDs by class name.
-    @exclusivity(unchecked) private var classUIDs: [String: Int] = [:]
+    /// Class descriptions by name and version: two types archived under one name at different
+    /// versions each get their own, so every object records its own type's version.
+    @exclusivity(unchecked) private var classUIDs: [ClassKey: Int] = [:]
     /// Table indices of `$class` and of each layout's field keys, made once per archive.
     let classKeyIndex: Int
     /// Per reflection layout (by ``FieldLayout/number``): where its field keys' table indices
@@ -405,8 +407,8 @@ final class ArchiverCore {
         // An archive has few classes: a short list compared by `==` (which is immediate for the
         // same string storage, as class names from one layout are) beats hashing the name.
         if classUIDs.isEmpty {
-            for entry in recentClassUIDs where entry.name == name { return entry.uid }
-        } else if let existing = classUIDs[name] {
+            for entry in recentClassUIDs where entry.name == name && entry.version == version { return entry.uid }
+        } else if let existing = classUIDs[ClassKey(name: name, version: version)] {
             return existing
         }
         let container = table.beginContainer()
@@ -422,15 +424,22 @@ final class ArchiverCore {
         table.setDict(at: slot, keys: keys, values: values)
         let uid = newUID(for: slot)
         if classUIDs.isEmpty, recentClassUIDs.count < 16 {
-            recentClassUIDs.append((name, uid))
+            recentClassUIDs.append((name, version, uid))
         } else {
-            if classUIDs.isEmpty { for entry in recentClassUIDs { classUIDs[entry.name] = entry.uid } }
-            classUIDs[name] = uid
+            if classUIDs.isEmpty {
+                for entry in recentClassUIDs { classUIDs[ClassKey(name: entry.name, version: entry.version)] = entry.uid }
+            }
+            classUIDs[ClassKey(name: name, version: version)] = uid
         }
         return uid
     }
     /// The first 16 class descriptions; after that, `classUIDs` holds them all.
-    @exclusivity(unchecked) private var recentClassUIDs: [(name: String, uid: Int)] = []
+    @exclusivity(unchecked) private var recentClassUIDs: [(name: String, version: Int, uid: Int)] = []
+
+    struct ClassKey: Hashable {
+        let name: String
+        let version: Int
+    }
 
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.
     func foundationObject(className: String, fields: [(String, Int)]) -> Int {

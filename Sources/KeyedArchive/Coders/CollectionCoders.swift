@@ -33,6 +33,8 @@ extension Dictionary: ArchiveContainer {
 /// `nil` is a UID pointing at `$null`; a value is coded as the wrapped type.
 final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
     private let wrapped = CoderCache.global(Wrapped.self)
+    override var archivedNames: [String] { wrapped.archivedNames }
+    override var archivedCollection: ArchivedCollection? { wrapped.archivedCollection }
 
     override func encode(_ value: Wrapped?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard let value else { return archiver.nullReference }
@@ -49,6 +51,8 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
 final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
+    override var archivedNames: [String] { element.archivedNames }
+    override var archivedCollection: ArchivedCollection? { .list }
 
     override func encode(_ value: [Element], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(value, coder: element)
@@ -100,6 +104,8 @@ final class DoubleArrayCoder: TypedCoder<[Double]>, @unchecked Sendable {
 /// `NSSet`: `{$class, NS.objects: [UID…]}`, elements in a stable order.
 final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
+    override var archivedNames: [String] { element.archivedNames }
+    override var archivedCollection: ArchivedCollection? { .list }
     private let list = CoderCache.global([Element].self)
 
     override func encode(_ value: Set<Element>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
@@ -115,6 +121,8 @@ final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Se
 final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @unchecked Sendable {
     private let keyCoder = CoderCache.global(Key.self)
     private let valueCoder = CoderCache.global(Value.self)
+    override var archivedNames: [String] { valueCoder.archivedNames }
+    override var archivedCollection: ArchivedCollection? { .dictionary }
 
     override func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)

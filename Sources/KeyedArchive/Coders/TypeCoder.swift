@@ -17,6 +17,14 @@ class TypeCoder: @unchecked Sendable {  // immutable after init
     /// Earlier class names read as this type (`archiveLegacyClassNames`).
     var legacyClassNames: [String] { [] }
 
+    /// The class names of the coded objects a value of this type is made of at its top: its own
+    /// name and earlier names, or, for an Optional or a collection, its elements'.
+    var archivedNames: [String] { className.map { [$0] + legacyClassNames } ?? [] }
+
+    /// For a collection type (or an Optional of one), the kind of Foundation collection it is
+    /// archived as; nil for anything else.
+    var archivedCollection: ArchivedCollection? { nil }
+
     /// Encodes the value stored at `pointer` as a field (scalars inline); returns the table index to store.
     func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
         fatalError("abstract")
@@ -161,6 +169,14 @@ private func rawRepresentableCoder<R: RawRepresentable>(_: R.Type) -> TypeCoder?
     primitiveCoder(for: R.RawValue.self) == nil ? nil : RawRepresentableCoder<R>()
 }
 
+/// The kinds of Foundation collection a Swift collection is archived as.
+package enum ArchivedCollection: Sendable {
+    /// `NSArray`, `NSSet`, `NSOrderedSet` (arrays and sets).
+    case list
+    /// `NSDictionary`.
+    case dictionary
+}
+
 /// Types that make their own coder from their generic arguments: Optional, Array, Set, Dictionary.
 protocol ArchiveContainer {
     static func makeCoder() -> TypeCoder
@@ -206,6 +222,14 @@ extension KeyedArchiver {
     package static func className(of type: Any.Type) -> String {
         var cache = CoderCache()
         return cache.coder(for: type).className ?? defaultClassName(of: type)
+    }
+
+    /// The class names a value of `type` is archived under at its top, and for a collection
+    /// type the kind of collection whose elements have them (see ``TypeCoder/archivedNames``).
+    package static func archivedNames(of type: Any.Type) -> (names: [String], collection: ArchivedCollection?) {
+        var cache = CoderCache()
+        let coder = cache.coder(for: type)
+        return (coder.archivedNames, coder.archivedCollection)
     }
 
     /// The earlier class names `type` declares (`archiveLegacyClassNames`).

@@ -135,6 +135,13 @@ final class ArchiveGraph {
         return .object(uid: uid, try document.object(at: index), index: index)
     }
 
+    /// What the `$objects` entry `uid` is (nil for 0): for walks over every object.
+    func target(uid: Int) throws(ArchiveError) -> Target {
+        guard uid > 0, uid < uidCount else { return .null }
+        let index = document.checkedReference(objectList, uid)
+        return .object(uid: uid, try document.object(at: index), index: index)
+    }
+
     /// The object a reference names itself (a UID object for a reference to `$objects`).
     func object(at reference: Int) throws(ArchiveError) -> Object {
         try document.object(at: reference)

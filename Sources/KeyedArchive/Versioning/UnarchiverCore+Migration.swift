@@ -14,6 +14,9 @@ extension UnarchiverCore {
     /// version to migrate from, or nil when there is nothing to do. Refuses a newer version
     /// unless the options allow it.
     func migrationStart(_ dict: ObjectDict, _ description: ClassDescription, _ versioning: TypeVersioning) throws -> Int? {
+        if let problem = versioning.problem {
+            throw ArchiveError(problem.code, reason: problem.reason, byteOffset: dict.object.offset, objectIndex: dict.index)
+        }
         let archived = description.version
         if archived > versioning.version {
             guard options.allowsNewerVersions else {
