@@ -34,11 +34,18 @@
 /// field takes is ignored). Each object is migrated once, however often it is referenced, and
 /// class instances are registered before their migration runs, so identity and cycles hold.
 ///
-/// **A class hierarchy** shares one line of versions: declare `class var archiveVersion` and
-/// `class func migrate(_:from:)` in the base class. A subclass that overrides them keeps its own
-/// line and calls `super.migrate(&object, from: version)` for the base class's fields. (A member
-/// declared only in a subclass, with the base using the defaults, is never called: the base
-/// class's conformance chose the default.)
+/// **A class hierarchy** is one line of versions: declare `class var archiveVersion` in the base
+/// class only, and raise it there for a change to any class of the hierarchy. A subclass whose
+/// version differs from its base class's is refused with `.notArchivable` when it is archived or
+/// unarchived (the base class's steps would never run for its objects). Declare
+/// `class func migrate(_:from:)` in the base class too; a subclass overrides it for steps of its
+/// own and calls `super.migrate(&object, from: version)`. A member declared only in a subclass,
+/// with the base class on the defaults, is never called: the base class's conformance chose the
+/// default, and nothing can tell.
+///
+/// **Adding a field** needs no new version for ``Archivable`` types (the field keeps its `init()`
+/// value). A `Codable` type's synthesized `init(from:)` requires every non-optional key: make the
+/// new property optional, or raise the version and set the field in a migration step.
 public protocol ArchiveVersioned {
     /// The version this type is archived at now. Default 0; never negative.
     ///
@@ -53,7 +60,8 @@ public protocol ArchiveVersioned {
     /// has no value under the field's own key. Default: none.
     ///
     /// The common migration without code: `["name": ["fullName"]]` reads an archive's `fullName`
-    /// into `name`. Name the field by its archive key (its property name, or its ``Archivable/archiveKeys`` key).
+    /// into `name`. Name the field by its property (or by the key it is archived under); the old
+    /// keys as they were archived. Aliases apply after the migration steps.
     static var archiveKeyAliases: [String: [String]] { get }
     /// Brings an archived object of an earlier version one version forward, before the type's
     /// fields are filled from it.
