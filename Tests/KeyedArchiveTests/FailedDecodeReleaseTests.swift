@@ -345,4 +345,39 @@ struct FailedDecodeReleaseTests {
         }
         LeakArchive.expectAllReleased(tracker, created: 2)
     }
+
+    @Test("A failed decode releases the instances of a value a migration set, read as another type")
+    func migrationSetValue() throws {
+        let a = LeakNode("a")
+        let b = LeakNode("b")
+        a.next = b
+        b.next = a
+        defer { LeakArchive.unlink(a, b) }
+        let tracker = LeakArchive.failingDecode(
+            LeakHolder.self, from: try LeakArchive.poisoned(root: LeakHolderV0(nodes: [a, b], poison: 1)))
+        // The nodes decoded for the migration, their copies read into `ring`, and the holder.
+        LeakArchive.expectAllReleased(tracker, created: 5)
+    }
+}
+
+/// A holder as version 0 archived it: a set of nodes.
+struct LeakHolderV0: Archivable {
+    var nodes: Set<LeakNode> = []
+    var poison = 0
+    static var archiveClassName: String? { "Leak.Holder" }
+}
+
+/// Version 1 keeps the nodes in an array: the migration reads the set and sets it, so `ring`
+/// (another type) reads it through an archive of its own.
+final class LeakHolder: Archivable {
+    var ring: [LeakNode] = []
+    var poison = 0
+    required init() { LeakTracker.track(self) }
+    static var archiveClassName: String? { "Leak.Holder" }
+    static var archiveVersion: Int { 1 }
+    static func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        let nodes = try object.decode(Set<LeakNode>.self, forKey: "nodes")
+        try object.set(nodes, forKey: "ring")
+        object.removeField("nodes")
+    }
 }

@@ -303,6 +303,29 @@ struct Heading: Archivable, Equatable {
     static var archiveKeyAliases: [String: [String]] { ["heading": ["title"]] }
 }
 
+/// Codable reading only the migrated fields: a field a step removed is absent.
+struct OldLabelled: Codable {
+    var labels: [String]
+    var tags: [String]
+}
+
+struct Labelled: Codable, ArchiveVersioned {
+    var labels: [String]
+    static var archiveVersion: Int { 1 }
+    static func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        object.removeField("labels")
+        object.renameField("tags", to: "labels")
+    }
+}
+
+struct Unlabelled: Codable, ArchiveVersioned {
+    var labels: [String]
+    static var archiveVersion: Int { 1 }
+    static func migrate(_ object: inout ArchivedObject, from version: Int) throws {
+        object.removeField("labels")
+    }
+}
+
 /// A type that declares a version below 0.
 struct Backwards: Archivable {
     var x = 0
@@ -615,6 +638,32 @@ struct SchemaVersionTests {
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: Heading.self, from: data) == Heading(heading: "Intro"))
         let today = try KeyedArchiver.archivedData(withRootObject: Heading(heading: "Now"))
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: Heading.self, from: today) == Heading(heading: "Now"))
+    }
+
+    @Test("a Codable type reads only the migrated fields: removed is absent, renamed is moved")
+    func codableReadsMigratedFieldsOnly() throws {
+        var encoder = KeyedArchiveEncoder()
+        encoder.setClassName(String(reflecting: Labelled.self), for: OldLabelled.self)
+        let data = try encoder.encode(OldLabelled(labels: ["old"], tags: ["a", "b"]))
+        #expect(try KeyedArchiveDecoder().decode(Labelled.self, from: data).labels == ["a", "b"])
+
+        encoder.setClassName(String(reflecting: Unlabelled.self), for: OldLabelled.self)
+        let removed = try encoder.encode(OldLabelled(labels: ["old"], tags: []))
+        let error = try #require(throws: ArchiveError.self) { try KeyedArchiveDecoder().decode(Unlabelled.self, from: removed) }
+        #expect(error.code == .keyNotFound)
+        #expect(error.keyPath == "root.labels")
+    }
+
+    @Test("a report over thousands of objects stays within the decode's limits and names each one")
+    func largeReport() throws {
+        let people = (0..<3_000).map { OldPerson(fullName: "P \($0)", age: $0) }
+        let reader = try reporting(try KeyedArchiver.archivedData(withRootObject: people))
+        let decoded = try reader.decode([Person].self, forKey: "root")
+        #expect(decoded.count == 3_000 && decoded[2_999].age == "2999")
+        #expect(reader.report.missingFields.count == 3_000)
+        #expect(reader.report.missingFields.last == "root[2999].email")
+        #expect(reader.report.migrations.count == 3_000)
+        #expect(reader.report.migrations[4].keyPath == "root[4]")
     }
 
     @Test("a negative archiveVersion cannot be archived")

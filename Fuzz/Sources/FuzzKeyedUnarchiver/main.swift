@@ -4,7 +4,8 @@ import KeyedArchive
 import PropertyList
 
 // Opens the input as a keyed archive and decodes every top-level key as `Any`, `[String: Any]`
-// and the model zoo (FuzzRoot, [FuzzAnimal], FuzzNode, FuzzShape...). Invariants: only
+// and the model zoo (FuzzRoot, [FuzzAnimal], FuzzNode, FuzzShape..., and the versioned models, with
+// default options and with allowsNewerVersions + collectsReport). Invariants: only
 // ArchiveError is thrown; whatever decodes re-archives, decodes again, and re-archives to
 // the same bytes.
 
@@ -38,6 +39,15 @@ public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
         Zoo.exercise(FuzzAddress.self, forKey: key, from: data, label: "FuzzAddress[\(key)]")
         Zoo.exercise(Set<String>.self, forKey: key, from: data, label: "Set<String>[\(key)]")
         Zoo.exercise([Int: [String?]].self, forKey: key, from: data, label: "[Int: [String?]][\(key)]")
+        // Versioned models: with default options, then with allowsNewerVersions + collectsReport.
+        Zoo.exerciseVersioned(FuzzItem.self, forKey: key, from: data, label: "FuzzItem[\(key)]")
+        Zoo.exerciseVersioned([FuzzItem].self, forKey: key, from: data, label: "[FuzzItem][\(key)]")
+        Zoo.exerciseVersioned(FuzzFolder.self, forKey: key, from: data, label: "FuzzFolder[\(key)]")
+        Zoo.exerciseVersioned([FuzzVehicle].self, forKey: key, from: data, label: "[FuzzVehicle][\(key)]")
+        Zoo.exerciseVersioned(FuzzAccount.self, forKey: key, from: data, label: "FuzzAccount[\(key)]")
+        Zoo.exerciseVersioned([FuzzPointV].self, forKey: key, from: data, label: "[FuzzPointV][\(key)]")
+        Zoo.exerciseVersioned(FuzzPrefs.self, forKey: key, from: data, label: "FuzzPrefs[\(key)]")
+        Zoo.exerciseVersioned(Any.self, forKey: key, from: data, label: "Any (versioned)[\(key)]")
     }
     // One unarchiver, several keys in turn: instances shared between keys, and a failed key
     // must not leave half-decoded instances behind for the next.
@@ -58,8 +68,35 @@ public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
             }
         }
         for value in decoded { Zoo.unlink(value) }
+        MigrationScratch.drain()
     } catch {
         fuzzFail("the archive opened once but not twice: \(error)")
+    }
+    // The same with a report: a key that fails to decode takes back what it added to the report.
+    do {
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: Zoo.lenientOptions)
+        Zoo.configure(unarchiver)
+        var decoded: [Any] = []
+        func attempt<T>(_ type: T.Type, _ key: String) {
+            let before = unarchiver.report
+            do {
+                decoded.append(try unarchiver.decode(T.self, forKey: key))
+                Zoo.checkReport(unarchiver.report, label: "\(T.self)[\(key)] (shared unarchiver)")
+            } catch {
+                expectArchiveError(error, "decode \(T.self) (shared unarchiver with report)")
+                if unarchiver.report != before { fuzzFail("\(T.self)[\(key)]: a decode that failed changed the report") }
+            }
+        }
+        for key in keys.prefix(4) {
+            attempt(FuzzFolder.self, key)
+            attempt(FuzzItem.self, key)
+            attempt(FuzzPrefs.self, key)
+            attempt(Any.self, key)
+        }
+        for value in decoded { Zoo.unlink(value) }
+        MigrationScratch.drain()
+    } catch {
+        fuzzFail("the archive opened with default options but not with allowsNewerVersions + collectsReport: \(error)")
     }
     return 0
 }

@@ -31,6 +31,9 @@ public enum Zoo {
     /// Every type the zoo decodes through a polymorphic field or `Any`.
     public static func configure(_ unarchiver: KeyedUnarchiver) {
         unarchiver.register(FuzzDog.self, FuzzAnimal.self, FuzzNode.self, FuzzAddress.self, FuzzPoint.self)
+        unarchiver.register(
+            FuzzItem.self, FuzzBox.self, FuzzFolder.self, FuzzVehicle.self, FuzzCar.self, FuzzAccount.self, FuzzPointV.self,
+            FuzzPrefs.self)
     }
 
     public static func archive<T>(_ value: T, as _: T.Type = T.self) throws -> Data {
@@ -45,13 +48,15 @@ public enum Zoo {
             return try unarchiver.decode(type, forKey: key)
         } catch {
             expectArchiveError(error, "decoding \(T.self)")
+            MigrationScratch.drain()
             return nil
         }
     }
 
     /// The round-trip invariant: a decoded value re-archives; that archive decodes; archiving
     /// that value again gives the same bytes.
-    public static func checkRoundTrip<T>(_ value: T, as type: T.Type, label: String) {
+    @discardableResult
+    public static func checkRoundTrip<T>(_ value: T, as type: T.Type, label: String) -> Data {
         let first: Data
         do {
             first = try archive(value, as: T.self)
@@ -76,13 +81,74 @@ public enum Zoo {
         guard first == second else {
             fuzzFail("\(label): archive → decode → archive changed the bytes (\(first.count) → \(second.count) bytes)")
         }
+        return first
     }
 
     /// Decodes with the zoo and checks the round trip; breaks reference cycles afterwards.
     public static func exercise<T>(_ type: T.Type, forKey key: String = "root", from data: Data, label: String) {
         guard let value = decode(type, forKey: key, from: data) else { return }
-        defer { unlink(value) }
+        defer {
+            unlink(value)
+            MigrationScratch.drain()
+        }
         checkRoundTrip(value, as: T.self, label: label)
+    }
+
+    /// The options of the second decode of a versioned type: newer versions read, a report collected.
+    public static var lenientOptions: KeyedUnarchiver.Options {
+        var options = KeyedUnarchiver.Options()
+        options.allowsNewerVersions = true
+        options.collectsReport = true
+        return options
+    }
+
+    /// Checks what a decode report says: a migration goes up, and its text is made.
+    public static func checkReport(_ report: DecodeReport, label: String) {
+        for migration in report.migrations where migration.fromVersion >= migration.toVersion || migration.fromVersion < 0 {
+            fuzzFail("\(label): the report has a migration that does not go up: \(migration)")
+        }
+        let text = report.description
+        if report.isEmpty != (text == "nothing to report") { fuzzFail("\(label): report.isEmpty disagrees with its description") }
+    }
+
+    /// ``exercise(_:forKey:from:label:)`` with default options, then again with `allowsNewerVersions`
+    /// and `collectsReport`. What decodes with default options decodes the same way with them
+    /// (their result archives to the same bytes); a decode that fails leaves the report as it was.
+    public static func exerciseVersioned<T>(_ type: T.Type, forKey key: String = "root", from data: Data, label: String) {
+        var plainBytes: Data?
+        if let plain = decode(type, forKey: key, from: data) {
+            plainBytes = checkRoundTrip(plain, as: T.self, label: label)
+            unlink(plain)
+        }
+        MigrationScratch.drain()
+        defer { MigrationScratch.drain() }
+        // The unarchiver is let go of before the round trip, as `decode` does: it holds every instance
+        // it decoded, so a weak field whose target only it holds would still be set while re-archiving.
+        func lenientDecode() -> (value: T, report: DecodeReport)? {
+            let unarchiver: KeyedUnarchiver
+            do {
+                unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: lenientOptions)
+            } catch {
+                fuzzFail("\(label): the archive opened with default options but not with allowsNewerVersions + collectsReport: \(error)")
+            }
+            configure(unarchiver)
+            let before = unarchiver.report
+            do {
+                return (try unarchiver.decode(T.self, forKey: key), unarchiver.report)
+            } catch {
+                expectArchiveError(error, "decoding \(T.self) (allowsNewerVersions, collectsReport)")
+                if plainBytes != nil { fuzzFail("\(label): decodes with default options, but not with allowsNewerVersions + collectsReport: \(error)") }
+                if unarchiver.report != before { fuzzFail("\(label): a decode that failed changed the report: \(unarchiver.report)") }
+                return nil
+            }
+        }
+        guard let (value, report) = lenientDecode() else { return }
+        defer { unlink(value) }
+        checkReport(report, label: label)
+        let bytes = checkRoundTrip(value, as: T.self, label: label + " (allowsNewerVersions, collectsReport)")
+        if let plainBytes, plainBytes != bytes {
+            fuzzFail("\(label): allowsNewerVersions + collectsReport decoded another value than default options (\(plainBytes.count) → \(bytes.count) bytes)")
+        }
     }
 
     /// Breaks the strong cycles a decoded graph may hold, so nothing leaks between runs.
@@ -102,6 +168,20 @@ public enum Zoo {
             case let root as FuzzRoot:
                 if let tree = root.tree { stack.append(tree) }
                 stack.append(root.extra)
+            case let folder as FuzzFolder:
+                guard seen.insert(ObjectIdentifier(folder)).inserted else { continue }
+                stack.append(contentsOf: folder.children as [Any])
+                if let link = folder.link { stack.append(link) }
+                if let item = folder.item { stack.append(item) }
+                folder.children = []
+                folder.link = nil
+                folder.item = nil
+            case let item as FuzzItem:
+                stack.append(item.box)
+            case let box as FuzzBox:
+                if let node = box.node { stack.append(node) }
+            case let box as FuzzOldBox:
+                if let node = box.node { stack.append(node) }
             case let array as [Any]:
                 stack.append(contentsOf: array)
             case let dict as [String: Any]:

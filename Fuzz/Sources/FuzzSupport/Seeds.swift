@@ -84,5 +84,110 @@ public enum Seeds {
         try archiver.encode(root, forKey: "root")
         try save("multi-top", archiver.encodedData)
         Zoo.unlink(root)
+        try writeVersioned(save)
+    }
+
+    /// Archives of earlier (and later) versions of the versioned models, so that decoding starts on the migration path.
+    static func writeVersioned(_ save: (String, Data) throws -> Void) throws {
+        let v0 = FuzzOldItemV0(label: "widget", qty: 3, codes: [1, 2, 255], legacy: "gone", comment: "hello", steps: [9])
+        try save("item-v0", try Zoo.archive(v0))
+        try save("items-v0", try Zoo.archive([v0, FuzzOldItemV0(), v0]))
+
+        // A box holding a node cycle, read by the item's migration as its old type and set for the new one.
+        let parent = FuzzNode()
+        parent.name = "boxed"
+        let child = FuzzNode()
+        child.name = "child"
+        child.parent = parent
+        child.next = parent
+        parent.children = [child]
+        let box = FuzzOldBox(label: "crate", node: parent)
+        var v1 = FuzzOldItemV1()
+        v1.title = "gizmo"
+        v1.amount = -7
+        v1.codes = [0, 128]
+        v1.ratio = 0.25
+        v1.where = FuzzAddress(street: "Old Road", zip: 99, unit: 1)
+        v1.oldBox = box
+        v1.point = FuzzOldPoint(x: 3, y: 4, tag: 12)
+        v1.remark = "from v1"
+        v1.steps = [0]
+        try save("item-v1", try Zoo.archive(v1))
+        try save("box-old", try Zoo.archive(box))
+
+        var today = FuzzItem()
+        today.title = "now"
+        today.amount = .min
+        today.codes = [7]
+        today.box.name = "b"
+        today.point = FuzzPointV(h: 1, vertical: 2, label: "l")
+        today.note = "n"
+        try save("item-v2", try Zoo.archive(today))
+        try save("item-v5", try Zoo.archive(FuzzNewItem(title: "future", amount: 5, colour: "blue", steps: [1, 2, 3, 4])))
+
+        // Folder trees: weak parents, read back by the children's migrations.
+        let root0 = FuzzOldFolderV0()
+        root0.title = "/"
+        root0.count = 2
+        for name in ["a", "b"] {
+            let folder = FuzzOldFolderV0()
+            folder.title = name
+            folder.count = 1
+            folder.parent = root0
+            let leaf = FuzzOldFolderV0()
+            leaf.title = name + "/leaf"
+            leaf.parent = folder
+            folder.children = [leaf]
+            root0.children.append(folder)
+        }
+        root0.children.append(root0.children[0])  // shared
+        try save("folder-v0", try Zoo.archive(root0))
+
+        let root1 = FuzzOldFolderV1()
+        root1.name = "home"
+        root1.size = 1 << 40
+        root1.item = v0
+        let vehicle = FuzzOldVehicle()
+        vehicle.wheelCount = 2
+        vehicle.maker = "bike"
+        let car = FuzzOldCar()
+        car.wheelCount = 4
+        car.seats = 5
+        car.plate = "ZH 1"
+        root1.vehicles = [vehicle, car, car]
+        let sub = FuzzOldFolderV1()
+        sub.name = "sub"
+        sub.parent = root1
+        sub.link = parent
+        root1.children = [sub]
+        root1.link = child
+        try save("folder-v1", try Zoo.archive(root1))
+        try save("vehicles-old", try Zoo.archive(root1.vehicles))
+
+        try save("account-old", try Zoo.archive(FuzzOldAccount(userName: "ada", balance: 3, mail: "a@b")))
+        try save("points-old", try Zoo.archive([FuzzOldPoint(x: 1, y: 2, tag: 3), FuzzOldPoint(x: -1, y: 0, tag: 0)]))
+
+        var encoder = KeyedArchiveEncoder()
+        encoder.setClassName(String(reflecting: FuzzPrefs.self), for: FuzzOldPrefsV0.self)
+        encoder.setClassName(String(reflecting: FuzzPrefs.self), for: FuzzOldPrefsV1.self)
+        try save("prefs-v0", try encoder.encode(FuzzOldPrefsV0(volume: 7, theme: "dark", tag: "a,b", levels: [1, -2])))
+        try save(
+            "prefs-v1",
+            try encoder.encode(FuzzOldPrefsV1(volume: 0.5, scheme: "light", tags: ["t"], frame: [10, 20], levels: [3])))
+        try save(
+            "prefs-v3",
+            try KeyedArchiveEncoder().encode(
+                FuzzPrefs(volume: 1, scheme: "s", muted: nil, tags: [], window: FuzzWindow(x: 1, y: 2), levels: [.max])))
+
+        let archiver = KeyedArchiver()
+        try archiver.encode(v0, forKey: "item")
+        try archiver.encode(FuzzOldAccount(userName: "u", balance: 1), forKey: "account")
+        try archiver.encode([FuzzOldPoint(x: 5, y: 6, tag: 7)], forKey: "points")
+        try archiver.encode(root0, forKey: "folder")
+        try save("versioned-multi-top", archiver.encodedData)
+        root1.children = []
+        root0.children = []
+        parent.children = []
+        child.next = nil
     }
 }

@@ -142,7 +142,12 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try withCodingPath(path, below: base, appending: key) {
-            if migrated != nil, let (core, reference, set) = try located(key) {
+            if migrated != nil {
+                // The migrated fields only: a field a migration removed is absent.
+                guard let (core, reference, set) = try located(key) else {
+                    if let optional = core.coders.typed(T.self) as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
+                    throw keyNotFound(key)
+                }
                 if let set, let typed = set.value as? T { return typed }
                 return try core.decodeValue(T.self, reference, path: path.appending(key))
             }

@@ -25,6 +25,12 @@ final class UnarchiverCore {
     @exclusivity(unchecked) var inProgress: UIDSet
     /// UIDs registered in `instances`, in order, so a failed top-level decode can take back what it registered.
     @exclusivity(unchecked) var registrations: [Int] = []
+    /// The cores that read values migrations set (``SetValue``) during this core's decodes: a
+    /// failed top-level decode lets go of their instances too.
+    @exclusivity(unchecked) var valueCores: [UnarchiverCore] = []
+    /// Whether this core reads a value a migration set: it keeps its own `valueCores` for the
+    /// core that owns it to let go of.
+    @exclusivity(unchecked) var isValueCore = false
     @exclusivity(unchecked) var classMap: [String: Any.Type] = [:]
     @exclusivity(unchecked) var registered: [Any.Type] = [] {
         didSet { registeredByName = nil }
@@ -252,6 +258,7 @@ final class UnarchiverCore {
     /// were only partly decoded, and none outlives the error.
     func topLevel<R>(_ body: () throws -> R) throws -> R {
         let mark = registrations.count
+        let valueCoreMark = valueCores.count
         let reportMark = reporter?.report.mark
         depth = 0
         decodedCount = 0
@@ -259,12 +266,26 @@ final class UnarchiverCore {
         stack = StackGuard()
         reporter?.stack.removeAll()
         do {
-            return try body()
+            let value = try body()
+            if !isValueCore { valueCores.removeAll() }
+            return value
         } catch {
             abandonInstances(from: mark)
+            abandonValueCores(from: valueCoreMark)
             if let reportMark { reporter?.report.truncate(to: reportMark) }
             throw error
         }
+    }
+
+    /// Lets go of what the value cores from `mark` on decoded, as ``abandonInstances(from:)`` does
+    /// for this core's own: values a migration set, read into a field of another type, are
+    /// decoded by cores of their own, and their instances can hold each other in cycles too.
+    func abandonValueCores(from mark: Int) {
+        for core in valueCores[mark...] {
+            core.abandonInstances(from: 0)
+            core.abandonValueCores(from: 0)
+        }
+        valueCores.removeSubrange(mark...)
     }
 
     // MARK: Limits

@@ -146,6 +146,9 @@ final class SetValue {
     private let registered: [Any.Type]
     private let classMap: [String: Any.Type]
     private var archived: (core: UnarchiverCore, reference: Int)?
+    /// The core whose decode the migration belongs to, which lets go of this value's instances
+    /// if that decode fails.
+    private weak var owner: UnarchiverCore?
 
     /// Keeps `value`, to be read with the limits, registered types and class mappings of
     /// `unarchiver`. A type no strategy can code is refused here; anything else the archiver
@@ -159,6 +162,7 @@ final class SetValue {
         options = unarchiver.options
         registered = unarchiver.registered
         classMap = unarchiver.classMap
+        owner = unarchiver
     }
 
     /// The value as `T`: itself when it is one (a class instance keeps its identity), else
@@ -181,6 +185,8 @@ final class SetValue {
         let core = try UnarchiverCore(bytes: try archive(), options: options)
         core.registered = registered
         core.classMap = classMap
+        core.isValueCore = true
+        owner?.valueCores.append(core)
         let made = (core, core.top[0].reference)
         archived = made
         return made

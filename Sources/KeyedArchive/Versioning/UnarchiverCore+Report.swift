@@ -12,6 +12,11 @@ final class ReportCollector {
     var topKey = ""
     var topReference = 0
     var stack: [UnarchiverCore.ObjectDict] = []
+    /// List UID → the position of each object among its elements (by UID), made the first time
+    /// a path goes through the list, so the paths of all its elements cost one pass over it.
+    var listPositions: [Int: [Int: Int]] = [:]
+    /// Object UID → the path found for it (an object met again keeps its first path).
+    var paths: [Int: String] = [:]
 }
 
 /// The keys a hand-written or `Codable` type asked its object for, to report what it left.
@@ -29,15 +34,25 @@ extension UnarchiverCore {
     /// The key path of the coded object `uid`, the innermost on the reporter's stack.
     func reportPath(of uid: Int) -> String {
         guard let reporter else { return "" }
+        if let known = reporter.paths[uid] { return known }
+        // Finding a path is not decoding: it uses none of the decode's budget.
+        let counted = decodedCount
+        defer { decodedCount = counted }
         var path = reporter.topKey
         var budget = 4096
         var parent: ObjectDict?
+        // Each object on the stack gets its path once: the ones around it are found again.
         for next in reporter.stack {
-            let segment =
-                if let parent { fieldSegment(of: parent, to: next.uid, depth: 8, budget: &budget) } else {
-                    segment(from: reporter.topReference, to: next.uid, depth: 8, budget: &budget)
-                }
-            path += segment ?? "[?]"
+            if let known = reporter.paths[next.uid] {
+                path = known
+            } else {
+                let segment =
+                    if let parent { fieldSegment(of: parent, to: next.uid, depth: 8, budget: &budget) } else {
+                        segment(from: reporter.topReference, to: next.uid, depth: 8, budget: &budget)
+                    }
+                path += segment ?? "[?]"
+                reporter.paths[next.uid] = path
+            }
             if next.uid == uid { break }
             parent = next
         }
@@ -52,7 +67,18 @@ extension UnarchiverCore {
         if u == uid { return "" }
         guard depth > 0, let (dict, description) = try? objectDict(uid: u, object: object, index: index) else { return nil }
         if let listClass = description.listClass {
+            if let i = reporter?.listPositions[u]?[uid] { return "[\(i)]" }
             guard let elements = try? elementReferences(dict, className: listClass) else { return nil }
+            if let reporter, reporter.listPositions[u] == nil {
+                var positions: [Int: Int] = [:]
+                for (i, element) in elements.enumerated() {
+                    if case .object(let elementUID, _, _)? = try? target(element), positions[elementUID] == nil {
+                        positions[elementUID] = i
+                    }
+                }
+                reporter.listPositions[u] = positions
+                if let i = positions[uid] { return "[\(i)]" }
+            }
             for (i, element) in elements.enumerated() {
                 if let rest = segment(from: element, to: uid, depth: depth - 1, budget: &budget) { return "[\(i)]" + rest }
             }
@@ -85,14 +111,21 @@ extension UnarchiverCore {
     /// not in `taken`, and `taken` keys the archive lacked.
     func reportFields(of uid: Int, archived: [String], taken: some Sequence<String>) {
         guard let reporter else { return }
-        let path = reportPath(of: uid)
+        // The path is found only for an object with something to report.
+        var found: String?
+        func path() -> String {
+            if let found { return found }
+            let made = reportPath(of: uid)
+            found = made
+            return made
+        }
         let archivedSet = Set(archived)
         var takenSet = Set<String>()
         for key in taken {
             takenSet.insert(key)
-            if !archivedSet.contains(key) { reporter.report.missingFields.append(path + "." + key) }
+            if !archivedSet.contains(key) { reporter.report.missingFields.append(path() + "." + key) }
         }
-        for key in archived where !takenSet.contains(key) { reporter.report.unusedKeys.append(path + "." + key) }
+        for key in archived where !takenSet.contains(key) { reporter.report.unusedKeys.append(path() + "." + key) }
     }
 
     /// Reports a migration of the coded object `uid`.
