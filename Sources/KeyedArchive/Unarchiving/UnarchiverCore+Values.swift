@@ -251,13 +251,8 @@ extension UnarchiverCore {
             pendingVersion = try migrationStart(dict, description, versioning) ?? -1
         }
         let coded = CodedObject(dict: dict, pendingVersion: pendingVersion)
-        if let reporter {
-            reporter.stack.append(dict)
-            defer { reporter.stack.removeLast() }
-            let value = try make(coded) { self.register($0, uid: uid) }
-            if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
-            return value
-        }
+        reporter?.stack.append(dict)
+        defer { reporter?.stack.removeLast() }
         let value = try make(coded) { self.register($0, uid: uid) }
         if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
         return value

@@ -41,20 +41,18 @@ public struct ArchivedObject {
     final class Context {
         let core: UnarchiverCore
         let dict: UnarchiverCore.ObjectDict
-        let typeName: String
 
-        init(core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, typeName: String) {
+        init(core: UnarchiverCore, dict: UnarchiverCore.ObjectDict) {
             self.core = core
             self.dict = dict
-            self.typeName = typeName
         }
     }
 
-    init(core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, className: String, version: Int, typeName: String) throws {
+    init(core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, className: String, version: Int) throws {
         self.className = className
         self.version = version
         entries = try core.fields(of: dict).map { ($0.key, Slot.archived($0.reference)) }
-        context = Context(core: core, dict: dict, typeName: typeName)
+        context = Context(core: core, dict: dict)
     }
 
     /// The object's keys, in archive order (a key set by a migration comes last).

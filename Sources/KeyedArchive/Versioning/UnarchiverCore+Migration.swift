@@ -55,7 +55,7 @@ extension UnarchiverCore {
         let start = object.pendingVersion
         let className = try classDescription(of: object.dict).name
         var view = try ArchivedObject(
-            core: self, dict: object.dict, className: className, version: start, typeName: versioning.typeName)
+            core: self, dict: object.dict, className: className, version: start)
         var version = start
         while version < versioning.version {
             view.version = version
