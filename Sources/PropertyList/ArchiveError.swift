@@ -31,6 +31,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public let byteOffset: Int?
     /// The index of the binary property list object involved, if known.
     public let objectIndex: Int?
+    /// The line (from 1) of the problem in a text input such as an XML property list, if known.
+    public let line: Int?
+    /// The column (from 1, in characters) of the problem on its ``line``, if known.
+    public let column: Int?
     /// The path of the value being coded, such as `root.users[3].address.zip`, if known.
     public let keyPath: String?
     /// A sentence saying what went wrong, with the fix when there is one.
@@ -57,14 +61,41 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         self.byteOffset = byteOffset
         self.objectIndex = objectIndex
         self.keyPath = keyPath
+        line = nil
+        column = nil
     }
 
-    /// `ArchiveError.<code>: [<key path>: ]<reason> (byte <offset>, object #<index>)`.
+    /// Makes an error about a place in a text input: its line and column, and its byte offset.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure, one of the ``Code`` constants.
+    ///   - reason: A sentence saying what went wrong, with the fix when there is one.
+    ///   - line: The line of the problem, counted from 1.
+    ///   - column: The column of the problem on that line, counted from 1 in characters.
+    ///   - byteOffset: The same place as a byte offset in the input; nil by default.
+    ///   - keyPath: The path of the value being read, such as `root.users[3]`; nil by default.
+    public init(_ code: Code, reason: String, line: Int, column: Int, byteOffset: Int? = nil, keyPath: String? = nil) {
+        self.init(code, reason: reason, byteOffset: byteOffset, objectIndex: nil, line: line, column: column, keyPath: keyPath)
+    }
+
+    private init(_ code: Code, reason: String, byteOffset: Int?, objectIndex: Int?, line: Int?, column: Int?, keyPath: String?) {
+        self.code = code
+        self.reason = reason
+        self.byteOffset = byteOffset
+        self.objectIndex = objectIndex
+        self.line = line
+        self.column = column
+        self.keyPath = keyPath
+    }
+
+    /// `ArchiveError.<code>: [<key path>: ]<reason> (line <l>, column <c>, at byte <offset>, object #<index>)`.
     public var description: String {
         var text = "ArchiveError.\(code): "
         if let keyPath, !keyPath.isEmpty { text += "\(keyPath): " }
         text += reason
         var place: [String] = []
+        if let line { place.append("line \(line)") }
+        if let column { place.append("column \(column)") }
         if let byteOffset { place.append("at byte \(byteOffset)") }
         if let objectIndex { place.append("object #\(objectIndex)") }
         if !place.isEmpty { text += " (" + place.joined(separator: ", ") + ")" }
@@ -89,7 +120,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         } else {
             path = component
         }
-        return ArchiveError(code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, keyPath: path)
+        return ArchiveError(
+            code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, line: line, column: column, keyPath: path)
     }
 
     /// The same error with a key path (the first one set wins: the innermost path is the most precise).
@@ -98,7 +130,8 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// - Returns: The error with `path` as its key path, or the error unchanged when it already has one.
     public func at(keyPath path: String) -> ArchiveError {
         keyPath == nil
-            ? ArchiveError(code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, keyPath: path)
+            ? ArchiveError(
+                code, reason: reason, byteOffset: byteOffset, objectIndex: objectIndex, line: line, column: column, keyPath: path)
             : self
     }
 }

@@ -519,4 +519,16 @@ struct PropertyListPageTests {
                 == #"{"dict":{"age":{"int":"30"},"name":{"string":"Ann"},"tags":{"array":[{"string":"a"},{"string":"b"}]}}}"#)
         #expect(try PlistValue(plistJSON: value.plistJSON) == value)
     }
+
+    @Test("XML written, then read by the reader that finds the format, gives the value and xml1")
+    func xml() throws {
+        // snippet: XML and either format
+        let xml = try XMLPlistWriter().write(["name": "Ann", "ids": [1, 2]])
+        let (same, format) = try PlistReader().readWithFormat(xml)
+        print(format, same == ["name": "Ann", "ids": [1, 2]])   // xml1 true
+        // end of snippet
+        #expect(format == .xml && "\(format)" == "xml1")
+        #expect(same == ["name": "Ann", "ids": [1, 2]])
+        #expect(String(decoding: xml, as: UTF8.self).contains("\t<key>ids</key>\n\t<array>\n\t\t<integer>1</integer>"))
+    }
 }

@@ -1,0 +1,103 @@
+// Unsafe code in this file: the entry points read a caller's buffer only until they return and keep no reference to it.
+
+/// Reads an XML property list into a ``PlistValue``, strictly and within bounds.
+///
+/// The reader takes what Apple's writers and Python's `plistlib` write: an optional XML
+/// declaration, the `<!DOCTYPE plist …>` line, and a `<plist>` element holding one value of
+/// the elements `dict`, `key`, `array`, `string`, `integer`, `real`, `true`, `false`, `date`
+/// and `data`, with comments, processing instructions, CDATA sections, the five predefined
+/// entities and numeric character references. It is not a general XML parser: a document type
+/// with an internal subset (the only place an entity could be declared) is refused, so no
+/// entity can expand, and no external file is ever read.
+///
+/// A one-entry dictionary `{"CF$UID": <integer>}` whose integer is below 2^32 reads as a
+/// ``PlistValue/uid(_:)``, as CoreFoundation reads it: that is how keyed archives spell
+/// their references in XML.
+///
+/// Any failure is an ``ArchiveError`` with the line and column (and byte offset) of the problem.
+///
+/// ```swift
+/// let text = #"<plist version="1.0"><dict><key>name</key><string>Ann</string></dict></plist>"#
+/// let value = try XMLPlistReader().read(Array(text.utf8))
+/// print(value.dictValue?["name"]?.stringValue ?? "")   // Ann
+/// ```
+public struct XMLPlistReader: Sendable {
+    /// Limits that bound what a hostile file can make the reader do.
+    public struct Options: Sendable, Hashable {
+        /// Containers nested deeper than this fail with `.depthLimit`. Default 512, as CoreFoundation.
+        public var maximumDepth: Int = 512
+        /// The most values the document may hold, each container and each scalar counting one.
+        /// Default 16,777,216; fails with `.sizeLimit`.
+        public var maximumValueCount: Int = 1 << 24
+        /// The largest input accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
+        public var maximumArchiveSize: Int = 1 << 30
+        /// The longest string or key accepted, in UTF-8 bytes once entities are replaced.
+        /// Default 268,435,456; fails with `.sizeLimit`.
+        public var maximumStringLength: Int = 1 << 28
+        /// The longest data value accepted, in decoded bytes. Default 1,073,741,824; fails with `.sizeLimit`.
+        public var maximumDataLength: Int = 1 << 30
+
+        /// The default limits, as listed with each option.
+        public init() {}
+    }
+
+    /// The limits this reader applies to every input it reads.
+    public var options: Options
+
+    /// A reader with the given limits.
+    ///
+    /// - Parameter options: The limits to read within; the defaults (``Options/init()``) when omitted.
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Reads the value of an XML property list.
+    ///
+    /// - Parameter bytes: The whole file, in UTF-8 (a byte-order mark is allowed): an array,
+    ///   `ArraySlice`, `Data` or any other sequence of bytes (one held contiguously is read where
+    ///   it lies, any other is copied first).
+    /// - Returns: The value the `<plist>` element holds.
+    /// - Throws: ``ArchiveError`` with codes `.notPropertyList` (not an XML property list at all),
+    ///   `.invalidXML` (malformed markup, an unknown element, text that is not the kind its
+    ///   element names), `.truncated`, `.invalidString` (invalid UTF-8, a character reference to no
+    ///   Unicode scalar), `.invalidKey` (a repeated key, a key without its value), `.depthLimit`
+    ///   or `.sizeLimit`; each with the line, column and byte offset.
+    public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
+        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(ArchiveError) in try read(UnsafeRawBufferPointer(buffer)) }
+        }) {
+            return try result.get()
+        }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) in try read(buffer) }
+        }.get()
+    }
+
+    /// Reads the value of an XML property list held in `buffer`.
+    ///
+    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
+    ///   once it returns.
+    /// - Returns: The value the `<plist>` element holds.
+    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
+    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
+        guard buffer.count <= options.maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the input is \(buffer.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)",
+                byteOffset: 0)
+        }
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw ArchiveError(.notPropertyList, reason: "the input is empty", line: 1, column: 1, byteOffset: 0)
+        }
+        var parser = XMLPlistParser(
+            bytes: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count), options: options)
+        return try parser.document()
+    }
+}
+
+extension ArchiveError.Code {
+    /// XML text is not a well-formed property list: malformed markup, an element a property
+    /// list does not have, or element text that is not the kind the element names.
+    public static let invalidXML = Self("invalidXML")
+}
