@@ -73,6 +73,11 @@ public struct ArchiveFile {
         }
     }
 
+    /// The property-list format ``write(to:)`` and ``encoded()`` use: the format of the file
+    /// read by ``init(contentsOf:options:)``, or `.binary` for a new file. Set it, or pass a format
+    /// to ``write(to:format:)``, to write the other.
+    public var format: PlistFormat = .binary
+
     /// An empty file.
     public init() {}
 
@@ -103,6 +108,7 @@ public struct ArchiveFile {
         }
         let snapshot = try Snapshot(data: data, options: options)
         self.options = options
+        format = PlistFormat(of: data) ?? .binary
         base = snapshot
         baseKeys = snapshot.unarchiver.allKeys
     }
@@ -154,12 +160,28 @@ public struct ArchiveFile {
         return try base.unarchiver.decode(type, forKey: key)
     }
 
-    /// The whole archive as bytes, without writing it: what ``write(to:)`` would write.
+    /// The whole archive as bytes in ``format``, without writing it: what ``write(to:)`` would write.
     ///
     /// - Returns: One keyed archive with every key of the file in ``keys`` order.
     /// - Throws: ``ArchiveError`` if the archive cannot be finished (`.unencodable` for an archive
     ///   of 4 GiB or more).
     public func encoded() throws -> Data {
+        try encoded(format: format)
+    }
+
+    /// The whole archive as bytes in `format`, without writing it.
+    ///
+    /// - Parameter format: `.binary` or `.xml`.
+    /// - Returns: One keyed archive with every key of the file in ``keys`` order.
+    /// - Throws: ``ArchiveError`` as ``encoded()`` throws.
+    public func encoded(format: PlistFormat) throws -> Data {
+        let data = try encodedInEitherFormat()
+        guard PlistFormat(of: data) != format else { return data }
+        return Data(try PlistReader().read(data).bytes(format: format))
+    }
+
+    /// The archive as bytes: those read from disk when nothing changed (in their format), else binary.
+    private func encodedInEitherFormat() throws -> Data {
         let added = pending?.keys ?? []
         let kept = baseKeys.filter { !added.contains($0) }
         if let base, added.isEmpty, base.unarchiver.allKeys == baseKeys { return base.data }
@@ -171,15 +193,29 @@ public struct ArchiveFile {
         return try archiver.encodedData
     }
 
-    /// Writes the archive to `url` as durably as `ArchiveStore` saves: the whole archive is made
-    /// first, then written to a temporary file in the same directory and flushed to disk, renamed
-    /// over `url`, and the directory flushed.
+    /// Writes the archive to `url` in ``format`` as durably as `ArchiveStore` saves: the whole
+    /// archive is made first, then written to a temporary file in the same directory and flushed
+    /// to disk, renamed over `url`, and the directory flushed.
     ///
     /// - Parameter url: A file URL in an existing directory; a file already there is replaced.
     /// - Throws: ``ArchiveError`` if the archive cannot be made, or `.io` (with the path and the
     ///   system's error) if it cannot be written; either way a file already at `url` is intact.
     public func write(to url: URL) throws {
-        let data = try encoded()
+        try write(to: url, format: format)
+    }
+
+    /// Writes the archive to `url` in `format`, as durably as ``write(to:)``.
+    ///
+    /// ```swift
+    /// try file.write(to: url, format: .xml)   // readable text, for a tool or a diff
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: A file URL in an existing directory; a file already there is replaced.
+    ///   - format: `.binary` or `.xml` (Apple's XML layout, UIDs as `CF$UID` dictionaries).
+    /// - Throws: As ``write(to:)`` throws.
+    public func write(to url: URL, format: PlistFormat) throws {
+        let data = try encoded(format: format)
         guard url.isFileURL else { throw ArchiveError(.io, reason: "cannot write to \(url): it is not a file URL") }
         let folder = url.deletingLastPathComponent().path
         guard let directory = try Directory.open(path: folder.isEmpty ? "." : folder) else {
@@ -194,7 +230,7 @@ public struct ArchiveFile {
 extension KeyedArchiver {
     /// Copies the top-level keys `keys` of an existing archive, with their objects, into this one.
     func keep(_ keys: [String], of data: Data) throws {
-        guard case .dict(let root) = try BPlistReader().read(data),
+        guard case .dict(let root) = try PlistReader().read(data),
             case .array(let objects)? = root[ArchiveFormat.objectsKey],
             case .dict(let top)? = root[ArchiveFormat.topKey]
         else {

@@ -1,7 +1,8 @@
 import Foundation
 @_spi(Reader) import PropertyList
 
-/// Archives Swift values and object graphs in NSKeyedArchiver's layout (`bplist00`).
+/// Archives Swift values and object graphs in NSKeyedArchiver's layout, as a binary property
+/// list (`bplist00`, the default) or an XML one (``outputFormat``).
 ///
 /// Each value is coded by the first strategy that fits its type: property-list and Foundation
 /// values, Optional and collections, ``KeyedCoding``, ``Archivable`` (reflection),
@@ -25,6 +26,12 @@ public final class KeyedArchiver {
 
     /// An empty archive, ready for ``encode(_:forKey:)``.
     public init() {}
+
+    /// The property-list format of ``encodedData``: `.binary` (the default, and what Foundation's
+    /// `NSKeyedArchiver` writes by default) or `.xml`, laid out as Apple's writer lays out an XML
+    /// archive (UIDs as `{"CF$UID": n}` dictionaries, keys sorted). Set it before reading
+    /// ``encodedData``; every reader of this library reads both.
+    public var outputFormat: PlistFormat = .binary
 
     /// Coded objects nested deeper than this fail with `.depthLimit` instead of exhausting the
     /// stack. Default 512, the unarchiver's default, so whatever is written can be read back.
@@ -89,7 +96,8 @@ public final class KeyedArchiver {
     /// The finished archive. Reading it ends encoding; reading it again gives the same bytes.
     ///
     /// - Throws: ``ArchiveError`` `.unencodable` if the archive cannot be laid out (a file of
-    ///   4 GiB or more); reading it again throws the same error. No bytes are ever returned for
+    ///   4 GiB or more, or, in XML, a date outside the years 1 to 9999 stored as a property-list
+    ///   date); reading it again throws the same error. No bytes are ever returned for
     ///   an archive that failed.
     public var encodedData: Data {
         get throws(ArchiveError) {
@@ -98,7 +106,10 @@ public final class KeyedArchiver {
             case .failure(let error): throw error
             case nil:
                 do {
-                    let data = try core.finishData(top: top)
+                    var data = try core.finishData(top: top)
+                    if outputFormat == .xml {
+                        data = Data(try XMLPlistWriter().write(try BPlistReader().read(data)))
+                    }
                     finished = .success(data)
                     return data
                 } catch {

@@ -52,12 +52,13 @@ public final class KeyedUnarchiver {
     /// own copy of the bytes.
     ///
     /// - Parameters:
-    ///   - data: A binary property list in NSKeyedArchiver's layout, from this library or from
-    ///     Foundation.
+    ///   - data: A property list in NSKeyedArchiver's layout, binary or XML (found from the
+    ///     content), from this library or from Foundation.
     ///   - options: The limits to read within; the defaults (``Options/init()``) when omitted.
     /// - Throws: ``ArchiveError``: the property-list codes (`.notPropertyList`, `.truncated`,
-    ///   `.invalidTrailer`, `.sizeLimit`...), or `.invalidArchive` for a property list that is
-    ///   not a keyed archive.
+    ///   `.invalidTrailer`, `.invalidXML`, `.sizeLimit`...), or `.invalidArchive` for a property
+    ///   list that is not a keyed archive. Errors in an XML archive's text give its line and
+    ///   column; errors found past them (a wrong `$version`, a type mismatch) give key paths only.
     public init(forReadingFrom data: Data, options: Options = Options()) throws {
         core = try UnarchiverCore(bytes: data, options: options)
     }

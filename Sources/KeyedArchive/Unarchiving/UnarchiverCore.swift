@@ -44,6 +44,9 @@ final class UnarchiverCore {
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
     @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
+    /// The format the archive was in. An XML archive is read in its binary form, so errors found
+    /// past its XML syntax carry key paths but no byte offsets (those would be of the binary form).
+    let sourceFormat: PlistFormat
     /// The decode report, when the options collect one.
     let reporter: ReportCollector?
 
@@ -122,8 +125,25 @@ final class UnarchiverCore {
     private init(reading bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         self.options = options
         reporter = options.collectsReport ? ReportCollector() : nil
-        graph = try ArchiveGraph(bytes: bytes, options: options)
-        self.storage = storage
+        if PlistFormat.detect(bytes) == .xml {
+            // An XML archive is read once into its binary form, which the core then owns and reads
+            // as it reads any other.
+            let binary = try Self.binaryForm(ofXML: bytes, options)
+            var converted = RawBuffer<UInt8>()
+            converted.reserve(binary.count)
+            binary.withUnsafeBufferPointer { converted.append(contentsOf: $0) }
+            do {
+                graph = try ArchiveGraph(bytes: UnsafeRawBufferPointer(converted.elements()), options: options)
+            } catch {
+                throw error.withoutBytePlace
+            }
+            self.storage = converted
+            sourceFormat = .xml
+        } else {
+            graph = try ArchiveGraph(bytes: bytes, options: options)
+            self.storage = storage
+            sourceFormat = .binary
+        }
         instances = InstanceColumn(count: graph.uidCount)
         inProgress = UIDSet(count: graph.uidCount)
         classSlots = IndexMap()
@@ -273,7 +293,25 @@ final class UnarchiverCore {
             abandonInstances(from: mark)
             abandonValueCores(from: valueCoreMark)
             if let reportMark { reporter?.report.truncate(to: reportMark) }
+            if sourceFormat == .xml, let error = error as? ArchiveError { throw error.withoutBytePlace }
             throw error
+        }
+    }
+
+    /// The binary form of an XML archive, read within `options`' limits.
+    private static func binaryForm(ofXML bytes: UnsafeRawBufferPointer, _ options: KeyedUnarchiver.Options) throws(ArchiveError) -> [UInt8] {
+        var limits = XMLPlistReader.Options()
+        limits.maximumDepth = options.maximumDepth
+        limits.maximumValueCount = options.maximumObjectCount
+        limits.maximumArchiveSize = options.maximumArchiveSize
+        limits.maximumStringLength = options.maximumStringLength
+        limits.maximumDataLength = options.maximumDataLength
+        let value = try XMLPlistReader(options: limits).read(bytes)
+        do {
+            return try BPlistWriter().write(value)
+        } catch {
+            // Only UIDs of 2^32 or more are unencodable, and the XML reader makes none.
+            throw ArchiveError(.invalidArchive, reason: "the XML archive cannot be read as a keyed archive: \(error.reason)")
         }
     }
 

@@ -1,0 +1,194 @@
+import ArchiveStore
+import Foundation
+import KeyedArchive
+import PropertyList
+import Testing
+
+/// Keyed archives in XML, as an app meets them: written with `outputFormat = .xml`, read by every
+/// reader of the library whatever format a file is in, and exchanged with Foundation.
+@Suite("XML keyed archives")
+struct XMLArchiveTests {
+    final class Person: Archivable {
+        var name = ""
+        var age = 0
+        var height: Double = 0
+        var weight: Float = 0
+        var born = Date(timeIntervalSinceReferenceDate: 0)
+        var photo = Data()
+        var tags: [String] = []
+        var scores: [String: Int] = [:]
+        var nickname: String? = nil
+        var friend: Person? = nil
+        required init() {}
+    }
+
+    static func ann() -> Person {
+        let ann = Person()
+        ann.name = "Ann <&> \"Quoted\"\r\nTwo lines"
+        ann.age = 41
+        ann.height = 1.68
+        ann.weight = 61.3
+        ann.born = Date(timeIntervalSinceReferenceDate: -12_345.678)
+        ann.photo = Data((0..<200).map { UInt8($0) })
+        ann.tags = ["a", "é", "😀", ""]
+        ann.scores = ["math": 9, "art": -3]
+        let bob = Person()
+        bob.name = "Bob"
+        bob.friend = ann  // a cycle
+        ann.friend = bob
+        return ann
+    }
+
+    static func expectSameAnn(_ back: Person, sourceLocation: SourceLocation = #_sourceLocation) {
+        let ann = ann()
+        #expect(back.name == ann.name && back.age == ann.age && back.height == ann.height, sourceLocation: sourceLocation)
+        #expect(back.weight == ann.weight && back.born == ann.born && back.photo == ann.photo, sourceLocation: sourceLocation)
+        #expect(back.tags == ann.tags && back.scores == ann.scores && back.nickname == nil, sourceLocation: sourceLocation)
+        #expect(back.friend?.name == "Bob" && back.friend?.friend === back, sourceLocation: sourceLocation)
+    }
+
+    @Test("outputFormat = .xml writes Apple's XML layout, and the unarchiver reads it back value for value")
+    func modelRoundTrip() throws {
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = .xml
+        try archiver.encode(Self.ann(), forKey: "root")
+        let data = try archiver.encodedData
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\""))
+        #expect(text.contains("<key>$archiver</key>\n\t<string>NSKeyedArchiver</string>\n\t<key>$objects</key>"))
+        #expect(text.contains("<key>CF$UID</key>"))
+        #expect(PlistFormat(of: data) == .xml)
+        Self.expectSameAnn(try KeyedUnarchiver.unarchivedObject(ofType: Person.self, from: data))
+        // The default stays binary, and both forms hold the same property list, but for the Float
+        // field, which XML holds as the 8-byte real of the same value (and reads back as the Float).
+        let binary = try KeyedArchiver.archivedData(withRootObject: Self.ann())
+        #expect(PlistFormat(of: binary) == .binary)
+        let fromBinary = try PlistReader().read(binary)
+        let fromXML = try PlistReader().read(data)
+        #expect(fromBinary != fromXML)
+        #expect(try PlistReader().read(try fromBinary.bytes(format: .xml)) == fromXML)
+    }
+
+    @Test("Foundation's NSKeyedUnarchiver reads an XML archive of ours")
+    func foundationReadsOurXML() throws {
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = .xml
+        try archiver.encode(["name": "Ann", "ids": [1, 2, 3], "ok": true] as [String: Any], forKey: NSKeyedArchiveRootObjectKey)
+        let data = try archiver.encodedData
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+        unarchiver.requiresSecureCoding = false
+        let object = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSDictionary
+        #expect(object?["name"] as? String == "Ann")
+        #expect(object?["ids"] as? [Int] == [1, 2, 3])
+        #expect(object?["ok"] as? Bool == true)
+    }
+
+    /// `Fixtures/xml/foundation-keyed-archive.plist`: Foundation's NSKeyedArchiver with
+    /// `outputFormat = .xml` (Scripts/XMLFixtures/main.swift).
+    final class Note: KeyedCoding {
+        static var archiveClassName: String? { "xmlgen.Note" }
+        let title: String
+        let stars: Int
+        var next: Note?
+        init(title: String, stars: Int) { self.title = title; self.stars = stars }
+        func encode(with coder: KeyedEncodingCoder) throws {
+            try coder.encode(title, forKey: "title")
+            try coder.encode(stars, forKey: "stars")
+            try coder.encode(next, forKey: "next")
+        }
+        required init(from coder: KeyedDecodingCoder) throws {
+            title = try coder.decode(String.self, forKey: "title")
+            stars = try coder.decode(Int.self, forKey: "stars")
+            next = try coder.decode(Note?.self, forKey: "next")
+        }
+    }
+
+    static let foundationArchive = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appending(path: "Fixtures/xml/foundation-keyed-archive.plist")
+
+    @Test("An XML archive made by Foundation's NSKeyedArchiver decodes into models, lists and dictionaries")
+    func foundationXMLDecodes() throws {
+        let data = try Data(contentsOf: Self.foundationArchive)
+        #expect(PlistFormat(of: data) == .xml)
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        #expect(Set(unarchiver.allKeys) == ["root", "letters", "info"])
+        let note = try unarchiver.decode(Note.self, forKey: "root")
+        #expect(note.title == "first" && note.stars == 3 && note.next?.title == "second & <last>" && note.next?.stars == 5)
+        #expect(note.next?.next == nil)
+        #expect(try unarchiver.decode([String].self, forKey: "letters") == ["a", "b", "a"])
+        let info = try unarchiver.decode([String: Any].self, forKey: "info")
+        #expect(info["count"] as? Int == 2 && info["name"] as? String == "notes" && info.count == 2)
+    }
+
+    @Test("ArchiveFile writes XML on request, keeps the format of a file it read, and converts on request")
+    func archiveFileFormats() throws {
+        let folder = try TemporaryDirectory("xml-archive-file")
+        var file = ArchiveFile()
+        #expect(file.format == .binary)
+        try file.set(Self.ann(), forKey: "ann")
+        try file.set(["x", "y"], forKey: "letters")
+        try file.write(to: folder.file("people.plist"), format: .xml)
+        let written = try Data(contentsOf: folder.file("people.plist"))
+        #expect(PlistFormat(of: written) == .xml)
+
+        var read = try ArchiveFile(contentsOf: folder.file("people.plist"))
+        #expect(read.format == .xml && read.keys == ["ann", "letters"])
+        Self.expectSameAnn(try read.decode(Person.self, forKey: "ann"))
+        // Unchanged, it writes back the same bytes; changed, it stays XML and keeps its other keys.
+        #expect(try read.encoded() == written)
+        try read.set(["z"], forKey: "letters")
+        try read.write(to: folder.file("people.plist"))
+        let again = try ArchiveFile(contentsOf: folder.file("people.plist"))
+        #expect(again.format == .xml && again.keys == ["ann", "letters"])
+        #expect(try again.decode([String].self, forKey: "letters") == ["z"])
+        Self.expectSameAnn(try again.decode(Person.self, forKey: "ann"))
+        // To binary and back.
+        let binary = try again.encoded(format: .binary)
+        #expect(PlistFormat(of: binary) == .binary)
+        #expect(try PlistReader().read(binary) == PlistReader().read(try again.encoded()))
+    }
+
+    @Test("ArchiveStore loads a stored file that is in XML")
+    func storeLoadsXML() throws {
+        let folder = try TemporaryDirectory("xml-store")
+        let store = try ArchiveStore(directory: folder.url)
+        try store.save(Self.ann(), forKey: "ann")
+        // Rewrite the stored file in XML, as a tool or an older version of an app might have.
+        let files = FileManager.default.enumerator(at: folder.url, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
+        let stored = try #require(files.first { url in
+            (try? KeyedUnarchiver(forReadingFrom: Data(contentsOf: url)).containsValue(forKey: "root")) == true
+        })
+        let xml = try PlistReader().read(Data(contentsOf: stored)).bytes(format: .xml)
+        try Data(xml).write(to: stored)
+        let fresh = try ArchiveStore(directory: folder.url)
+        Self.expectSameAnn(try #require(try fresh.load(Person.self, forKey: "ann")))
+    }
+
+    @Test("Errors in an XML archive: its text by line and column; past the text, by key path without byte offsets")
+    func errors() throws {
+        let broken = Data("<?xml version=\"1.0\"?>\n<plist>\n<dict>\n\t<key>$archiver</key>\n\t<string>NSKeyedArchiver</strin>\n".utf8)
+        do {
+            _ = try KeyedUnarchiver(forReadingFrom: broken)
+            Issue.record("read a broken archive")
+        } catch let error as ArchiveError {
+            #expect(error.code == .invalidXML && error.line == 5 && error.column == 25, "\(error)")
+        }
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = .xml
+        try archiver.encode(Self.ann(), forKey: "root")
+        let text = String(decoding: try archiver.encodedData, as: UTF8.self)
+            .replacingOccurrences(of: "<integer>100000</integer>", with: "<integer>99</integer>")
+        do {
+            _ = try KeyedUnarchiver(forReadingFrom: Data(text.utf8))
+            Issue.record("read an archive of $version 99")
+        } catch let error as ArchiveError {
+            #expect(error.code == .invalidArchive && error.byteOffset == nil && error.objectIndex == nil, "\(error)")
+        }
+        do {
+            _ = try KeyedUnarchiver.unarchivedObject(ofType: [Int].self, from: try archiver.encodedData)
+            Issue.record("decoded a person as [Int]")
+        } catch let error as ArchiveError {
+            #expect(error.code == .typeMismatch && error.keyPath == "root" && error.byteOffset == nil, "\(error)")
+        }
+    }
+}
