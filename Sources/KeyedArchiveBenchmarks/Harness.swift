@@ -139,7 +139,7 @@ struct BenchmarkSettings {
                 settings.jsonFile = path
             case "--list": settings.listOnly = true
             case "--only":
-                guard let spec = iterator.next(), let dash = spec.lastIndex(of: "-") else {
+                guard let spec = iterator.next(), let dash = spec.firstIndex(of: "-") else {
                     throw BenchmarkFailure("--only needs CONTENDER-OPERATION, such as ours-read\n\(usage)")
                 }
                 settings.only = (String(spec[..<dash]), String(spec[spec.index(after: dash)...]))

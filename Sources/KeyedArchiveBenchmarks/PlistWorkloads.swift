@@ -11,17 +11,19 @@ enum PlistWorkloads {
         [
             Workload(
                 name: "plist-A", summary: "an array of 7,000 records of 8 keys, ≈70,000 bplist objects",
-                operations: ["read", "write"],
+                operations: ["read", "write", "xml-read", "xml-write"],
                 prepare: { try prepare(makeRecordDocument()) }),
             Workload(
                 name: "plist-B", summary: "a ≈1 MB tree of sections: deep nesting, long strings, some UTF-16",
-                operations: ["read", "write"],
+                operations: ["read", "write", "xml-read", "xml-write"],
                 prepare: { try prepare(makeSectionDocument()) }),
         ]
     }
 
     /// We aim to be at least this many times faster than `PropertyListSerialization`, both ways.
     static let serializationGoal = Goal(peerID: "serialization", minimumRatio: 5)
+    /// In XML, at least this many times faster than `PropertyListSerialization`, both ways.
+    static let xmlSerializationGoal = Goal(peerID: "serialization", minimumRatio: 3)
 
     /// One document in every shape the contenders take.
     struct Document<Twin: Codable & Equatable> {
@@ -137,7 +139,87 @@ enum PlistWorkloads {
                     run: { try binaryEncoder().encode(twin).count }),
             ],
             goals: [serializationGoal])
-        return PreparedWorkload(comparisons: [read, write], facts: facts)
+        let (xmlRead, xmlWrite) = try xmlComparisons(document)
+        return PreparedWorkload(comparisons: [read, write, xmlRead, xmlWrite], facts: facts)
+    }
+
+    /// The same document in XML: read and written by ours, `PropertyListSerialization` and
+    /// `PropertyListDecoder`/`Encoder` with the XML format. XML holds dates to the second, so the
+    /// value every reader must give is the document as XML holds it.
+    static func xmlComparisons<Twin: Codable & Equatable>(_ document: Document<Twin>) throws -> (Comparison, Comparison) {
+        let bytes = try XMLPlistWriter().write(document.value)
+        let data = Data(bytes)
+        let value = try XMLPlistReader().read(bytes)
+        let foundation = foundationObject(value)
+        let twinCount = document.twinCount
+        let expectedCount = twinCount(document.twin)
+        let xmlTwin = try PropertyListDecoder().decode(Twin.self, from: data)
+        func expectReadsBack(_ output: some Sequence<UInt8>, _ who: String) throws {
+            guard try XMLPlistReader().read(output) == value else {
+                throw BenchmarkFailure("\(who)'s XML does not read back as the document")
+            }
+        }
+        let read = Comparison(
+            workload: document.name, operation: "xml-read", documentBytes: bytes.count,
+            contenders: [
+                Contender(
+                    id: "ours", name: "ours (XMLPlistReader)",
+                    verify: {
+                        guard try XMLPlistReader().read(bytes) == value, try XMLPlistWriter().write(value) == bytes else {
+                            throw BenchmarkFailure("XMLPlistReader did not read back the XML that was written")
+                        }
+                    },
+                    run: { topLevelCount(try XMLPlistReader().read(bytes)) }),
+                Contender(
+                    id: "serialization", name: "PropertyListSerialization",
+                    verify: {
+                        let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+                        guard matches(object, value) else {
+                            throw BenchmarkFailure("PropertyListSerialization read a different document from our XML")
+                        }
+                    },
+                    run: { topLevelCount(try PropertyListSerialization.propertyList(from: data, options: [], format: nil)) }),
+                Contender(
+                    id: "codable", name: "PropertyListDecoder",
+                    verify: {
+                        guard twinCount(xmlTwin) == expectedCount,
+                            try XMLPlistReader().read(try xmlEncoder().encode(xmlTwin)) == value
+                        else { throw BenchmarkFailure("PropertyListDecoder decoded a different document from our XML") }
+                    },
+                    run: { twinCount(try PropertyListDecoder().decode(Twin.self, from: data)) }),
+            ],
+            goals: [xmlSerializationGoal])
+        let write = Comparison(
+            workload: document.name, operation: "xml-write", documentBytes: bytes.count,
+            contenders: [
+                Contender(
+                    id: "ours", name: "ours (XMLPlistWriter)",
+                    verify: {
+                        let output = try XMLPlistWriter().write(value)
+                        guard output == bytes else { throw BenchmarkFailure("XMLPlistWriter is not deterministic") }
+                        try expectReadsBack(output, "XMLPlistWriter")
+                    },
+                    run: { try XMLPlistWriter().write(value).count }),
+                Contender(
+                    id: "serialization", name: "PropertyListSerialization",
+                    verify: {
+                        let output = try PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0)
+                        try expectReadsBack(output, "PropertyListSerialization")
+                    },
+                    run: { try PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0).count }),
+                Contender(
+                    id: "codable", name: "PropertyListEncoder",
+                    verify: { try expectReadsBack(try xmlEncoder().encode(xmlTwin), "PropertyListEncoder") },
+                    run: { try xmlEncoder().encode(xmlTwin).count }),
+            ],
+            goals: [xmlSerializationGoal])
+        return (read, write)
+    }
+
+    static func xmlEncoder() -> PropertyListEncoder {
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .xml
+        return encoder
     }
 
     static func binaryEncoder() -> PropertyListEncoder {

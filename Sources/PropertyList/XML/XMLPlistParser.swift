@@ -383,26 +383,25 @@ struct XMLPlistParser {
         position += 1
     }
 
+    /// The element named by the bytes `from..<to`: the name's bytes, packed little-endian into a
+    /// word, compared with each element's word.
     private static func tag(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> XMLPlistTag? {
-        func matches(_ name: StaticString) -> Bool {
-            guard name.utf8CodeUnitCount == to - from else { return false }
-            let pointer = name.utf8Start
-            for i in 0..<(to - from) where bytes[from + i] != pointer[i] { return false }
-            return true
-        }
-        switch to - from {
-        case 3: return matches("key") ? .key : nil
-        case 4:
-            switch bytes[from] {
-            case UInt8(ascii: "d"): return matches("dict") ? .dict : matches("date") ? .date : matches("data") ? .data : nil
-            case UInt8(ascii: "r"): return matches("real") ? .real : nil
-            case UInt8(ascii: "t"): return matches("true") ? .true : nil
-            default: return nil
-            }
-        case 5: return matches("array") ? .array : matches("false") ? .false : matches("plist") ? .plist : nil
-        case 6: return matches("string") ? .string : nil
-        case 7: return matches("integer") ? .integer : nil
-        default: return nil
+        guard to - from >= 3, to - from <= 7 else { return nil }
+        var word: UInt64 = 0
+        for i in 0..<(to - from) { word |= UInt64(bytes[from + i]) << (8 * i) }
+        return switch word {
+        case 0x7473696C70: .plist  // plist
+        case 0x74636964: .dict  // dict
+        case 0x79656B: .key  // key
+        case 0x7961727261: .array  // array
+        case 0x676E69727473: .string  // string
+        case 0x72656765746E69: .integer  // integer
+        case 0x6C616572: .real  // real
+        case 0x65746164: .date  // date
+        case 0x61746164: .data  // data
+        case 0x65757274: .`true`  // true
+        case 0x65736C6166: .`false`  // false
+        default: nil
         }
     }
 
@@ -418,8 +417,10 @@ struct XMLPlistParser {
                     "a \(tag == .key ? "key" : "string") of \(text.count) bytes is longer than the maximum of \(options.maximumStringLength) (raise maximumStringLength to read it)",
                     at: textStart)
             }
-            if let string = String(validating: text, as: UTF8.self) { return string }
-            throw invalidUTF8(text, textStart)
+            // Validated here, then made without a second check (the generic validating initialiser
+            // looks up type metadata on every call).
+            guard UTF8Validation.firstInvalid(text) == nil else { throw invalidUTF8(text, textStart) }
+            return String(decoding: text, as: UTF8.self)
         }
     }
 
