@@ -1,15 +1,42 @@
-/// A `karchive` subcommand: `validate` works on one or more input files, the others on one.
+/// A `karchive` subcommand. `validate` and `convert` work on one or more input files, the others on one.
 enum Command: String, CaseIterable, Sendable {
     case json
     case validate
     case dump
     case stats
+    case convert
+    case extract
 
-    /// Whether the command takes several files (`validate`, like `plutil -lint`).
-    var takesSeveralFiles: Bool { self == .validate }
+    /// Whether the command takes several files (`validate`, like `plutil -lint`, and `convert`).
+    var takesSeveralFiles: Bool { self == .validate || self == .convert }
 
-    /// How the command's arguments are written in usage lines: `FILE...` or `FILE`.
-    var operands: String { takesSeveralFiles ? "FILE..." : "FILE" }
+    /// How the command's arguments are written in usage lines.
+    var operands: String {
+        switch self {
+        case .validate: "FILE..."
+        case .convert: "-f xml1|binary1|json FILE... [-o OUT | -e EXT]"
+        case .extract: "KEYPATH FILE [-f xml1|binary1|json|raw]"
+        case .json: "[--pretty] FILE"
+        case .dump, .stats: "FILE"
+        }
+    }
+}
+
+/// The formats `convert` and `extract` write, by `plutil`'s names (`raw`: `extract` only).
+enum OutputFormat: String, CaseIterable, Sendable {
+    case xml1, binary1, json, raw
+}
+
+/// The options of one command line, each checked against the command it goes with.
+struct Options: Equatable, Sendable {
+    /// `-f`: the format to write.
+    var format: OutputFormat?
+    /// `-o`: where `convert` writes (`-` for standard output).
+    var output: String?
+    /// `-e`: the extension `convert` gives each output file, written beside its input.
+    var outputExtension: String?
+    /// `--pretty`: indented JSON.
+    var pretty = false
 }
 
 /// Where the input comes from: a path, or standard input (`-`).
@@ -34,36 +61,77 @@ struct UsageError: Error, Equatable {
 }
 
 /// What the command line asks for: help, or one command on its inputs (one, or for
-/// `validate` one or more, in the order given).
+/// `validate` and `convert` one or more, in the order given).
 enum Invocation: Equatable {
     case help
-    case run(Command, [InputSource])
+    case run(Request)
+
+    /// One command to run.
+    struct Request: Equatable {
+        let command: Command
+        let sources: [InputSource]
+        var options = Options()
+        /// `extract`'s key path.
+        var keyPath: String? = nil
+    }
 
     /// Parses the arguments that follow the program name.
     ///
     /// `-h`/`--help` anywhere (before `--`) asks for help, as does `help` (optionally followed by
-    /// a command name). Otherwise the command line is `<command> FILE` (`validate FILE...`),
-    /// where a `FILE` may be `-` for standard input (once) and `--` ends option parsing so a path
-    /// may start with `-`.
+    /// a command name). Otherwise the command line is `<command> [options] FILE` (`validate FILE...`,
+    /// `convert -f FMT FILE...`, `extract KEYPATH FILE`), options anywhere before `--`, where a
+    /// `FILE` may be `-` for standard input (once) and `--` ends option parsing so a path may
+    /// start with `-`.
     ///
     /// - Throws: ``UsageError`` for a missing or unknown command, a missing or empty file, an
-    ///   unknown option, an extra argument, or standard input named twice.
+    ///   unknown option or one the command does not take, an extra argument, or standard input
+    ///   named twice.
     init(arguments: [String]) throws(UsageError) {
         var positionals: [String] = []
+        var options = Options()
+        var given: [String] = []
         // The index in `positionals` of the first argument after `--`.
         var firstEscaped = Int.max
-        for argument in arguments {
+        var iterator = arguments.makeIterator()
+        func value(of option: String) throws(UsageError) -> String {
+            guard let value = iterator.next(), !value.isEmpty else {
+                throw UsageError(message: "\(option) needs a value")
+            }
+            return value
+        }
+        while let argument = iterator.next() {
             if firstEscaped == .max {
-                if argument == "--" {
+                switch argument {
+                case "--":
                     firstEscaped = positionals.count
                     continue
-                }
-                if argument == "-h" || argument == "--help" {
+                case "-h", "--help":
                     self = .help
                     return
-                }
-                if argument.hasPrefix("-"), argument != "-" {
-                    throw UsageError(message: "unknown option '\(argument)' (to read a file named like that, put -- before it)")
+                case "-f":
+                    let name = try value(of: "-f")
+                    guard let format = OutputFormat(rawValue: name) else {
+                        throw UsageError(message: "unknown format '\(name)' for -f (xml1, binary1, json, or for extract raw)")
+                    }
+                    options.format = format
+                    given.append("-f")
+                    continue
+                case "-o":
+                    options.output = try value(of: "-o")
+                    given.append("-o")
+                    continue
+                case "-e":
+                    options.outputExtension = try value(of: "-e")
+                    given.append("-e")
+                    continue
+                case "--pretty":
+                    options.pretty = true
+                    given.append("--pretty")
+                    continue
+                default:
+                    if argument.hasPrefix("-"), argument != "-" {
+                        throw UsageError(message: "unknown option '\(argument)' (to read a file named like that, put -- before it)")
+                    }
                 }
             }
             positionals.append(argument)
@@ -87,18 +155,32 @@ enum Invocation: Equatable {
             if let suggestion = Self.closestCommand(to: name) { message += "; did you mean '\(suggestion)'?" }
             throw UsageError(message: message)
         }
-        guard positionals.count >= 2 else {
+        try Self.check(options, given: given, for: command)
+        var files = Array(positionals.dropFirst())
+        var keyPath: String?
+        if command == .extract {
+            guard let path = files.first else {
+                throw UsageError(message: "missing KEYPATH after 'extract' (such as root.users.3.name)", command: command)
+            }
+            keyPath = path
+            files.removeFirst()
+            firstEscaped = firstEscaped == .max ? .max : firstEscaped - 1
+        }
+        guard !files.isEmpty else {
             throw UsageError(message: "missing FILE after '\(name)' (a path, or - for standard input)", command: command)
         }
-        guard positionals.count == 2 || command.takesSeveralFiles else {
+        guard files.count == 1 || command.takesSeveralFiles else {
             throw UsageError(
-                message: "unexpected argument '\(positionals[2])': '\(name)' takes exactly one FILE (only 'validate' takes several)",
+                message: "unexpected argument '\(files[1])': '\(name)' takes exactly one FILE (only 'validate' and 'convert' take several)",
                 command: command)
         }
+        if options.output != nil, files.count > 1 {
+            throw UsageError(message: "-o names one output for \(files.count) files; use -e EXT to write each beside its input", command: command)
+        }
         var sources: [InputSource] = []
-        for (position, file) in positionals.dropFirst().enumerated() {
+        for (position, file) in files.enumerated() {
             guard !file.isEmpty else {
-                let which = positionals.count == 2 ? "the FILE argument" : "FILE argument \(position + 1) of \(positionals.count - 1)"
+                let which = files.count == 1 ? "the FILE argument" : "FILE argument \(position + 1) of \(files.count)"
                 throw UsageError(message: "\(which) is empty", command: command)
             }
             // `-` after `--` is a file named `-`.
@@ -106,9 +188,38 @@ enum Invocation: Equatable {
             if source == .standardInput, sources.contains(.standardInput) {
                 throw UsageError(message: "standard input (-) is named more than once; it can be read only once", command: command)
             }
+            if source == .standardInput, options.outputExtension != nil {
+                throw UsageError(message: "-e writes beside each input, and standard input has no place; use -o", command: command)
+            }
             sources.append(source)
         }
-        self = .run(command, sources)
+        self = .run(Request(command: command, sources: sources, options: options, keyPath: keyPath))
+    }
+
+    /// Refuses options the command does not take.
+    private static func check(_ options: Options, given: [String], for command: Command) throws(UsageError) {
+        let allowed: Set<String> =
+            switch command {
+            case .convert: ["-f", "-o", "-e", "--pretty"]
+            case .extract: ["-f", "--pretty"]
+            case .json: ["--pretty"]
+            case .validate, .dump, .stats: []
+            }
+        if let option = given.first(where: { !allowed.contains($0) }) {
+            throw UsageError(message: "'\(command.rawValue)' does not take \(option)", command: command)
+        }
+        if command == .convert {
+            guard let format = options.format else {
+                throw UsageError(message: "'convert' needs -f xml1, binary1 or json", command: command)
+            }
+            if format == .raw { throw UsageError(message: "-f raw is for 'extract' only", command: command) }
+            if options.output != nil, options.outputExtension != nil {
+                throw UsageError(message: "-o and -e both say where to write; give one", command: command)
+            }
+        }
+        if options.pretty, let format = options.format, format != .json {
+            throw UsageError(message: "--pretty is for JSON output, not -f \(format.rawValue)", command: command)
+        }
     }
 
     /// The command whose name is within two edits of `name`, if exactly one is nearest.

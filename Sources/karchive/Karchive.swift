@@ -5,15 +5,16 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import KeyedArchive
 import PropertyList
 
-/// One run of `karchive`: parse the command line, read the input, print the result.
+/// One run of `karchive`: parse the command line, read the input, print or write the result.
 enum Karchive {
     /// The process exit status (DESIGN.md §8).
     enum ExitStatus: Int32 {
         case success = 0
-        /// A file cannot be read, or it is not a valid binary property list (for `validate`:
-        /// at least one of the files).
+        /// A file cannot be read, is not a valid property list, or (convert, extract) its result
+        /// cannot be written; for several files, at least one of them.
         case invalidInput = 1
         case usageError = 2
     }
@@ -34,38 +35,57 @@ enum Karchive {
         case .help:
             StandardStream.output.write(Usage.text + "\n")
             return .success
-        case .run(let command, let sources):
+        case .run(let request):
             var status = ExitStatus.success
-            for source in sources {
-                if !run(command, on: source) { status = .invalidInput }
+            for source in request.sources {
+                if !run(request, on: source) { status = .invalidInput }
             }
             return status
         }
     }
 
-    /// Runs `command` on one input, printing its result; false when the input cannot be read or is not valid.
+    /// What went wrong with one input: its message, printed after the input's name.
+    struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+        init(_ error: ArchiveError) { message = error.description }
+    }
+
+    /// Runs the request on one input, printing or writing its result; false when the input
+    /// cannot be read, is not valid, or its result cannot be written.
     ///
     /// `validate` prints one line per file, as `plutil -lint` does: `FILE: valid (…)` on standard
     /// output or `FILE: <error>` on standard error. The other commands print their result as it
     /// is, and an error as `karchive: FILE: <error>`.
-    private static func run(_ command: Command, on source: InputSource) -> Bool {
+    private static func run(_ request: Invocation.Request, on source: InputSource) -> Bool {
         let name = source.displayName
-        let errorPrefix = command == .validate ? "\(name): " : "karchive: \(name): "
-        let input: InputFile
+        let errorPrefix = request.command == .validate ? "\(name): " : "karchive: \(name): "
         do {
-            input = try InputFile(contentsOf: source)
-        } catch {
-            StandardStream.error.write("\(errorPrefix)\(error.message)\n")
-            return false
-        }
-        switch output(of: command, for: input.bytes) {
-        case .success(let text):
-            StandardStream.output.write(command == .validate ? "\(name): \(text)" : text)
+            let input: InputFile
+            do {
+                input = try InputFile(contentsOf: source)
+            } catch {
+                throw Failure(error.message)
+            }
+            let document = try Document(bytes: input.bytes)
+            switch request.command {
+            case .convert:
+                try Conversion.convert(document, from: source, request.options)
+            default:
+                let result = try output(of: request, for: document)
+                if request.command == .validate {
+                    StandardStream.output.write("\(name): \(String(decoding: result, as: UTF8.self))")
+                } else {
+                    StandardStream.output.write(bytes: result)
+                }
+            }
             return true
-        case .failure(let error):
+        } catch let failure as Failure {
+            StandardStream.error.write("\(errorPrefix)\(failure.message)\n")
+        } catch {
             StandardStream.error.write("\(errorPrefix)\(error)\n")
-            return false
         }
+        return false
     }
 
     /// Ends the process with `status`.
@@ -73,41 +93,117 @@ enum Karchive {
         exit(status.rawValue)
     }
 
-    /// What `command` prints for a file holding `bytes`, or why the bytes are not a valid property list.
-    static func output(of command: Command, for bytes: [UInt8]) -> Result<String, ArchiveError> {
-        let reader = BPlistReader()
-        return Result { () throws(ArchiveError) -> String in
-                let root = try reader.read(bytes)
-                switch command {
-                case .json:
-                    return root.plistJSON + "\n"
-                case .validate:
-                    return validationNote(for: root) + "\n"
-                case .dump:
-                    return Dump.renderer(for: root).render(root)
-                case .stats:
-                    let table = try reader.options.withDocument(of: bytes) { ObjectTableStats(document: $0) }
-                    let keyed: KeyedArchiveStats? =
-                        if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
-                            KeyedArchiveStats(archive: archive)
-                        } else {
-                            nil
-                        }
-                    return StatsReport(table: table, keyed: keyed).render()
+    /// What a command other than `convert` prints for `document`.
+    static func output(of request: Invocation.Request, for document: Document) throws -> [UInt8] {
+        let root = document.value
+        switch request.command {
+        case .json:
+            return Array((request.options.pretty ? PrettyJSON.indent(root.plistJSON) : root.plistJSON).utf8) + [0x0A]
+        case .validate:
+            return Array((validationNote(for: document) + "\n").utf8)
+        case .dump:
+            return Array(("\(document.format.title)\n" + Dump.renderer(for: root).render(root)).utf8)
+        case .stats:
+            let binary = try document.binaryBytes()
+            let table = try BPlistReader().options.withDocument(of: binary) { ObjectTableStats(document: $0) }
+            let keyed: KeyedArchiveStats? =
+                if case .keyedArchive(let archive) = KeyedArchiveShape.recognize(root) {
+                    KeyedArchiveStats(archive: archive)
+                } else {
+                    nil
                 }
+            var text = StatsReport(table: table, keyed: keyed).render()
+            if document.format != .binary {
+                text = "\(document.format.title), \(PlainTreeDump.count(document.byteCount, "byte")); the object table of its binary form:\n" + text
+            }
+            return Array(text.utf8)
+        case .extract:
+            let value = try Extraction.value(at: request.keyPath ?? "", in: root)
+            return try Conversion.bytes(of: value, format: request.options.format ?? .json, pretty: request.options.pretty)
+        case .convert:
+            return try Conversion.bytes(of: root, format: request.options.format ?? .binary1, pretty: request.options.pretty)
         }
     }
 
     /// `valid (binary property list, keyed archive: NSKeyedArchiver 100000, top keys: root)`.
-    static func validationNote(for root: PlistValue) -> String {
-        switch KeyedArchiveShape.recognize(root) {
+    static func validationNote(for document: Document) -> String {
+        let kind = document.format.name
+        switch KeyedArchiveShape.recognize(document.value) {
         case .keyedArchive(let archive):
             let keys = archive.top.keys.map(PlainTreeDump.bareOrQuoted).joined(separator: ", ")
-            return "valid (binary property list, keyed archive: \(archive.archiver) \(archive.version), top keys: \(keys.isEmpty ? "none" : keys))"
+            return "valid (\(kind), keyed archive: \(archive.archiver) \(archive.version), top keys: \(keys.isEmpty ? "none" : keys))"
         case .notKeyedArchive(reason: nil):
-            return "valid (binary property list)"
+            return "valid (\(kind))"
         case .notKeyedArchive(reason: let reason?):
-            return "valid (binary property list; not a keyed archive: \(reason))"
+            return "valid (\(kind); not a keyed archive: \(reason))"
+        }
+    }
+}
+
+/// One input read: its value and the format it was in.
+struct Document {
+    /// The formats `karchive` reads: the two of property lists, and plist-json.
+    enum Format {
+        case binary, xml, json
+
+        /// `binary property list`.
+        var name: String {
+            switch self {
+            case .binary: "binary property list"
+            case .xml: "XML property list"
+            case .json: "plist-json"
+            }
+        }
+
+        /// The first line of `dump`: `binary property list (binary1)`.
+        var title: String {
+            switch self {
+            case .binary: "binary property list (binary1)"
+            case .xml: "XML property list (xml1)"
+            case .json: "plist-json (json)"
+            }
+        }
+    }
+
+    let value: PlistValue
+    let format: Format
+    let byteCount: Int
+    private let bytes: [UInt8]
+
+    /// Reads binary or XML (found from the content), or plist-json (text starting with `{`).
+    init(bytes: [UInt8]) throws {
+        self.bytes = bytes
+        byteCount = bytes.count
+        let read = Self.read(bytes)
+        switch read {
+        case .success(let (value, format)):
+            self.value = value
+            self.format = format
+        case .failure(let error):
+            throw Karchive.Failure(error)
+        }
+    }
+
+    private static func read(_ bytes: [UInt8]) -> Result<(PlistValue, Format), ArchiveError> {
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if PlistFormat(of: bytes) == nil, first == UInt8(ascii: "{") {
+            return Result { () throws(ArchiveError) in
+                (try PlistValue(plistJSON: String(decoding: bytes, as: UTF8.self)), Format.json)
+            }
+        }
+        return Result { () throws(ArchiveError) in
+            let (value, format) = try PlistReader().readWithFormat(bytes)
+            return (value, format == .binary ? Format.binary : Format.xml)
+        }
+    }
+
+    /// The document as `bplist00`: the input itself when it was binary.
+    func binaryBytes() throws -> [UInt8] {
+        if format == .binary { return bytes }
+        do {
+            return try BPlistWriter().write(value)
+        } catch {
+            throw Karchive.Failure(error)
         }
     }
 }

@@ -17,3 +17,10 @@ enum StandardStream: Int32 {
         _ = Directory.writeAll(Array(text.utf8), to: rawValue)
     }
 }
+
+extension StandardStream {
+    /// Writes all of `bytes`, retrying short writes; gives up silently if the stream is closed.
+    func write(bytes: [UInt8]) {
+        _ = Directory.writeAll(bytes, to: rawValue)
+    }
+}

@@ -1,31 +1,46 @@
 /// The help text of `karchive` (printed by `--help`), and the one-line usage printed after a usage error.
 enum Usage {
     static let text = """
-        OVERVIEW: Inspect binary property lists (bplist00) and keyed archives.
+        OVERVIEW: Inspect and convert property lists (binary, XML) and keyed archives.
 
-        USAGE: karchive <command> FILE...
+        USAGE: karchive <command> [options] FILE...
 
         COMMANDS:
-          validate FILE...  Read each file strictly; print "FILE: valid (...)", saying whether it is
-                            a keyed archive, or "FILE: <error>" on stderr. Like plutil -lint.
-          json FILE         Print the property list as plist-json, one line.
-          dump FILE         Print the property list as an indented tree: a keyed archive as its
-                            object graph, with the version ("v2") of each versioned class.
-          stats FILE        Print object counts per kind and per class, sizes and reference widths.
+          validate FILE...  Read each file strictly; print "FILE: valid (...)", saying its format and
+                            whether it is a keyed archive, or "FILE: <error>" on stderr. Like plutil -lint.
+          json [--pretty] FILE
+                            Print the property list as plist-json: one line, or indented with --pretty.
+          dump FILE         Print the format, then the property list as an indented tree: a keyed
+                            archive as its object graph, with the version ("v2") of each versioned class.
+          stats FILE        Print object counts per kind and per class, sizes and reference widths
+                            (for XML, of the file's binary form).
+          convert -f xml1|binary1|json FILE... [-o OUT | -e EXT] [--pretty]
+                            Write each file in the format: Apple's XML layout, bplist00, or plist-json.
+                            Without -o or -e to standard output; -o OUT writes one file to OUT (- for
+                            standard output); -e EXT writes each beside its input with extension EXT.
+                            An input is replaced only when -o names it, and a file is replaced whole
+                            or not at all.
+          extract KEYPATH FILE [-f xml1|binary1|json|raw] [--pretty]
+                            Print the value at a dotted key path (numbers index arrays, \\. is a dot in
+                            a key). In a keyed archive the path starts with a top-level key and follows
+                            the object graph: root.users.3.name. -f raw prints a single value bare;
+                            the default is json.
           help              Show this help (also -h, --help).
 
-        FILE is a path, or - for standard input. Put -- before a path that starts with -.
+        FILE is a path, or - for standard input; binary, XML and plist-json are read, found from
+        the content. Put -- before a path that starts with -.
 
         EXIT STATUS:
-          0  success (validate: every file is valid)
-          1  a file cannot be read or is not a valid binary property list (message on stderr)
+          0  success (validate, convert: every file)
+          1  a file cannot be read, is not a valid property list, or its result cannot be written
+             (message on stderr)
           2  usage error
         """
 
     /// `usage: karchive stats FILE  (karchive --help for more)`, or the line for every command
     /// when `command` is nil.
     static func line(for command: Command?) -> String {
-        let synopsis = command.map { "\($0.rawValue) \($0.operands)" } ?? "<dump|json|validate|stats> FILE..."
+        let synopsis = command.map { "\($0.rawValue) \($0.operands)" } ?? "<dump|json|validate|stats|convert|extract> FILE..."
         return "usage: karchive \(synopsis)  (karchive --help for more)"
     }
 }

@@ -11,7 +11,8 @@ struct DumpCommandTests {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("Fixtures/foundation/k-person.archive")])
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "keyed archive (NSKeyedArchiver 100000), 21 objects")
+        #expect(lines.first == "binary property list (binary1)")
+        #expect(lines[1] == "keyed archive (NSKeyedArchiver 100000), 21 objects")
         #expect(lines.last == "")
         // Fields in file order under their object, UIDs resolved, Foundation values on one line.
         for expected in [
@@ -75,6 +76,7 @@ struct DumpCommandTests {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("bplist/valid/dates.bplist")])
         #expect(
             run.standardOutput == """
+                binary property list (binary1)
                 array (4 elements)
                   [0] date 2001-01-01T00:00:00Z
                   [1] date 2001-01-01T00:00:10Z
@@ -106,6 +108,7 @@ struct DumpCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.standardOutput == #"""
+                binary property list (binary1)
                 dict (12 entries)
                   "quote\"and\\slash": string "line\nbreak\ttab\u{1}"
                   "big": int 18446744073709551615
@@ -136,7 +139,7 @@ struct DumpCommandTests {
     @Test(.needsPeerFixtures("bplist/valid/set.bplist"))
     func setsAreShownWithTheirElements() async throws {
         let run = try await KarchiveProcess.run(["dump", KarchiveFixtures.path("bplist/valid/set.bplist")])
-        #expect(run.standardOutput == "set (2 elements)\n  [0] string \"a\"\n  [1] string \"b\"\n")
+        #expect(run.standardOutput == "binary property list (binary1)\nset (2 elements)\n  [0] string \"a\"\n  [1] string \"b\"\n")
     }
 
     @Test(.needsPeerFixtures("bplist/invalid/cycle-2.bplist"))
