@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(name: "FuzzPlistReader", dependencies: ["FuzzSupport"], swiftSettings: fuzzTarget),
         .executableTarget(name: "FuzzKeyedUnarchiver", dependencies: ["FuzzSupport"], swiftSettings: fuzzTarget),
         .executableTarget(name: "FuzzArchiveFile", dependencies: ["FuzzSupport"], swiftSettings: fuzzTarget),
+        .executableTarget(name: "FuzzXMLPlistReader", dependencies: ["FuzzSupport"], swiftSettings: fuzzTarget),
     ],
     swiftLanguageModes: [.v6]
 )

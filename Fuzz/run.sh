@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Usage: Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile
+#   TARGET: FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile | FuzzXMLPlistReader
 # Builds the fuzzers (release, libFuzzer + AddressSanitizer), seeds a scratch corpus in
 # Fuzz/.corpus/TARGET from Fixtures/, ../shared/fixtures and Fixtures/fuzz-regressions (plus
-# generated zoo archives), and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
+# generated zoo archives; for FuzzXMLPlistReader, the XML files among them and the XML form of the
+# binary ones), and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
 # land in Fuzz/.artifacts/TARGET/; the log in Fuzz/.logs/. Environment: JOBS (parallel jobs, default 1),
 # NICE (default 10), SKIP_BUILD=1, DETECT_LEAKS (default 1: LeakSanitizer reports any memory an input
 # leaves behind as a failure, since a decode that fails releases everything it made and the harness
@@ -16,8 +17,8 @@ target="${1:?usage: run.sh TARGET SECONDS}"
 seconds="${2:?usage: run.sh TARGET SECONDS}"
 shift 2
 case "$target" in
-FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile) ;;
-*) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile)" >&2; exit 2 ;;
+FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile | FuzzXMLPlistReader) ;;
+*) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile, FuzzXMLPlistReader)" >&2; exit 2 ;;
 esac
 export SWIFT_BACKTRACE=enable=no
 detect_leaks="${DETECT_LEAKS:-1}"
@@ -48,22 +49,48 @@ artifacts="$here/.artifacts/$target"
 logs="$here/.logs"
 mkdir -p "$corpus" "$seeds" "$artifacts" "$logs"
 rm -rf "$seeds" && mkdir -p "$seeds"
-# Seeds: every non-JSON fixture (bplist, keyed archives, peer files, libplist crashers), the
-# regression corpus, and archives of the zoo models. Read-only; libFuzzer adds to $corpus.
+# The XML target's seeds are made from the others': they are collected in $collected first.
+collected="$seeds"
+if [[ "$target" == FuzzXMLPlistReader ]]; then
+    collected="$here/.seeds/$target-collected"
+    rm -rf "$collected" && mkdir -p "$collected"
+fi
+# Seeds: every non-JSON fixture (bplist, keyed archives, peer files, libplist crashers, XML
+# property lists), the regression corpus, and archives of the zoo models. Read-only; libFuzzer
+# adds to $corpus.
 for dir in "$root/Fixtures" "$root/../shared/fixtures"; do
     [[ -d "$dir" ]] || continue
     find "$dir" -type f ! -name '*.json' ! -name '*.md' ! -name '*.txt' ! -name '*.swift' -size -1024k -print0 |
         while IFS= read -r -d '' f; do
             name="$(realpath -m --relative-to="$root/.." "$f" | tr '/' '_')"
-            cp "$f" "$seeds/$name" && chmod u+w "$seeds/$name"
+            cp "$f" "$collected/$name" && chmod u+w "$collected/$name"
         done
 done
-if [[ "$target" != FuzzPlistReader ]]; then
-    FUZZ_WRITE_SEEDS="$seeds" "$binary" >/dev/null 2>&1 || true
-else
-    FUZZ_WRITE_SEEDS="$seeds" "$(dirname "$binary")/FuzzKeyedUnarchiver" >/dev/null 2>&1 || true
+case "$target" in
+FuzzPlistReader | FuzzXMLPlistReader)
+    FUZZ_WRITE_SEEDS="$collected" "$(dirname "$binary")/FuzzKeyedUnarchiver" >/dev/null 2>&1 || true ;;
+*) FUZZ_WRITE_SEEDS="$seeds" "$binary" >/dev/null 2>&1 || true ;;
+esac
+if [[ "$target" == FuzzXMLPlistReader ]]; then
+    # Also every file of any name under ../shared/fixtures that starts as XML does.
+    if [[ -d "$root/../shared/fixtures" ]]; then
+        find "$root/../shared/fixtures" -type f -size -1024k -print0 |
+            while IFS= read -r -d '' f; do
+                case "$(head -c 6 "$f" | tr -d '\0')" in
+                '<?xml'* | '<plist'*)
+                    name="$(realpath -m --relative-to="$root/.." "$f" | tr '/' '_')"
+                    cp "$f" "$collected/$name" && chmod u+w "$collected/$name" ;;
+                esac
+            done
+    fi
+    # The XML files among them as they are, and the XML form of the binary property lists and
+    # archives (those the writer takes: no null, set or UID of 2^32 or more).
+    ASAN_OPTIONS="detect_leaks=0" FUZZ_XML_SEEDS_FROM="$collected" FUZZ_WRITE_SEEDS="$seeds" "$binary"
+    rm -rf "$collected"
 fi
 
+dict="$here/keyed.dict"
+if [[ "$target" == FuzzXMLPlistReader ]]; then dict="$here/xml.dict"; fi
 log="$logs/$target-$(date +%Y%m%d-%H%M%S).log"
 echo "fuzzing $target for ${seconds}s; corpus $corpus; artifacts $artifacts; log $log"
 jobs="${JOBS:-1}"
@@ -71,7 +98,7 @@ parallel=()
 if [[ "$jobs" -gt 1 ]]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
 set +e
 nice -n "$nice_level" "$binary" "$corpus" "$seeds" \
-    -dict="$here/keyed.dict" \
+    -dict="$dict" \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks="$detect_leaks" -timeout=10 -max_len=65536 \
     -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${parallel[@]}" "$@" 2>&1 | tee "$log"

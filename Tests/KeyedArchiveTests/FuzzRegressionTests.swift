@@ -4,8 +4,9 @@ import PropertyList
 import TestSupport
 import Testing
 
-// Replays every input the fuzzers (Fuzz/, issue 6) turned up, kept in Fixtures/fuzz-regressions/:
-// through the property-list reader, the keyed unarchiver (as `Any`, `[String: Any]` and the fuzz
+// Replays every input the fuzzers (Fuzz/, issue 6) turned up, kept in Fixtures/fuzz-regressions/
+// (binary `.archive` files and XML `.plist` ones alike): through the binary and XML property-list
+// readers and `PlistReader`, the keyed unarchiver (as `Any`, `[String: Any]` and the fuzz
 // model zoo) and `ArchiveFile` (open, decode, set a key, write). Each must decode or throw an
 // `ArchiveError`; a crash, a hang or another error type fails the suite.
 //
@@ -125,6 +126,7 @@ struct FuzzRegressionTests {
         let url = Self.directory.appending(path: name)
         let data = try Data(contentsOf: url)
         Self.replayPropertyList(data)
+        Self.replayXMLPropertyList(data)
         Self.replayKeyed(data)
         Self.replayArchiveFile(url)
     }
@@ -224,6 +226,31 @@ struct FuzzRegressionTests {
         } catch {
             // Only what bplist00 cannot hold (null, sets, large UIDs) may fail to write.
             #expect(error.code == .unencodable, "\(error)")
+        }
+    }
+
+    /// Reads the bytes with `XMLPlistReader` and `PlistReader` (typed throws: each reads or throws an
+    /// `ArchiveError`). `PlistReader` reads what it takes for XML as `XMLPlistReader` does; what reads
+    /// as XML writes as XML and reads back equal.
+    static func replayXMLPropertyList(_ data: Data) {
+        let xml = Result { () throws(ArchiveError) in try XMLPlistReader().read(data) }
+        let detected = Result { () throws(ArchiveError) in try PlistReader().readWithFormat(data) }
+        if PlistFormat(of: data) == .xml {
+            switch (xml, detected) {
+            case (.success(let value), .success(let (other, format))):
+                #expect(format == .xml && other == value)
+            case (.failure(let error), .failure(let other)):
+                #expect(other.code == error.code, "PlistReader: \(other); XMLPlistReader: \(error)")
+            default:
+                Issue.record("PlistReader and XMLPlistReader disagree: \(detected) vs \(xml)")
+            }
+        }
+        guard case .success(let value) = xml else { return }
+        do {
+            let bytes = try XMLPlistWriter().write(value)
+            #expect(try XMLPlistReader().read(bytes) == value)
+        } catch {
+            Issue.record("a value read from XML could not be written as XML and read back: \(error)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import PropertyList
 
 /// Writes archives of the zoo into `directory` (for the corpus), when `FUZZ_WRITE_SEEDS` names one.
 public enum Seeds {
@@ -11,6 +12,41 @@ public enum Seeds {
             fuzzFail("writing seeds failed: \(error)")
         }
         exit(0)
+    }
+
+    /// Fills the directory `FUZZ_WRITE_SEEDS` names with the XML property lists among the files of
+    /// the directory `FUZZ_XML_SEEDS_FROM` (those `PlistFormat` takes for XML, copied as they are)
+    /// and the XML form of the others that `BPlistReader` reads and `XMLPlistWriter` writes (as
+    /// `xml-of-NAME.plist`); then exits. Does nothing unless both are set.
+    public static func writeXMLIfAsked() {
+        let environment = ProcessInfo.processInfo.environment
+        guard let source = environment["FUZZ_XML_SEEDS_FROM"], let directory = environment["FUZZ_WRITE_SEEDS"] else { return }
+        do {
+            let (copied, converted, skipped) = try writeXML(from: URL(fileURLWithPath: source), to: URL(fileURLWithPath: directory))
+            print("XML seeds: \(copied) copied, \(converted) converted from bplist00, \(skipped) skipped")
+        } catch {
+            fuzzFail("writing XML seeds failed: \(error)")
+        }
+        exit(0)
+    }
+
+    static func writeXML(from source: URL, to directory: URL) throws -> (copied: Int, converted: Int, skipped: Int) {
+        let files = FileManager.default
+        try files.createDirectory(at: directory, withIntermediateDirectories: true)
+        var (copied, converted, skipped) = (0, 0, 0)
+        for name in try files.contentsOfDirectory(atPath: source.path).sorted() {
+            let data = try Data(contentsOf: source.appendingPathComponent(name))
+            if PlistFormat(of: data) == .xml {
+                try data.write(to: directory.appendingPathComponent(name))
+                copied += 1
+            } else if let value = try? BPlistReader().read(data), let xml = try? XMLPlistWriter().write(value) {
+                try Data(xml).write(to: directory.appendingPathComponent("xml-of-\(name).plist"))
+                converted += 1
+            } else {
+                skipped += 1  // not a binary property list, or one holding what XML cannot (null, sets, large UIDs)
+            }
+        }
+        return (copied, converted, skipped)
     }
 
     public static func sampleRoot() -> FuzzRoot {
