@@ -84,15 +84,7 @@ public struct PlistReader: Sendable {
     /// - Returns: Its value and its format.
     /// - Throws: The errors of ``read(_:)``.
     public func readWithFormat(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> (value: PlistValue, format: PlistFormat) {
-        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-            Result { () throws(ArchiveError) in try readWithFormat(UnsafeRawBufferPointer(buffer)) }
-        }) {
-            return try result.get()
-        }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBytes { buffer in
-            Result { () throws(ArchiveError) in try readWithFormat(buffer) }
-        }.get()
+        try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try readWithFormat(buffer) }
     }
 
     /// Reads a binary or XML property list held in `buffer`, and says which format it was in.
@@ -130,4 +122,19 @@ extension PlistValue {
         case .xml: try XMLPlistWriter().write(self)
         }
     }
+}
+
+/// Runs `body` with the bytes of `bytes` in one buffer: where they lie when they are held
+/// contiguously (arrays, `Data`), else in a copy. The buffer is valid only inside `body`.
+package func withRawBytes<R>(
+    of bytes: some Sequence<UInt8>, _ body: (UnsafeRawBufferPointer) throws(ArchiveError) -> R
+) throws(ArchiveError) -> R {
+    if let result = bytes.withContiguousStorageIfAvailable({ buffer in
+        Result { () throws(ArchiveError) in try body(UnsafeRawBufferPointer(buffer)) }
+    }) {
+        return try result.get()
+    }
+    return try Array(bytes).withUnsafeBytes { buffer in
+        Result { () throws(ArchiveError) in try body(buffer) }
+    }.get()
 }

@@ -1,3 +1,5 @@
+import PropertyList
+
 /// ISO 8601 text for property-list dates, computed by hand (no Foundation formatter, no time zone data).
 enum ISO8601 {
     /// Seconds from 1970-01-01 to 2001-01-01, the property-list reference date.
@@ -34,17 +36,10 @@ enum ISO8601 {
         return r < 0 ? (q - 1, r + divisor) : (q, r)
     }
 
-    /// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    /// The proleptic Gregorian date of a day count from 1970-01-01.
     private static func civilDate(daysSinceUnixEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = CivilDate.date(daysSince1970: Int(days))
+        return (Int64(year), Int64(month), Int64(day))
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

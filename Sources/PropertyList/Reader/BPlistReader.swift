@@ -54,15 +54,7 @@ public struct BPlistReader: Sendable {
     ///   `.invalidOffset`, `.invalidMarker`, `.invalidCount`, `.invalidReference`, `.invalidString`,
     ///   `.invalidKey`, `.cycle`, `.depthLimit` or `.sizeLimit`.
     public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
-        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-            Result { () throws(ArchiveError) in try read(UnsafeRawBufferPointer(buffer)) }
-        }) {
-            return try result.get()
-        }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBytes { buffer in
-            Result { () throws(ArchiveError) in try read(buffer) }
-        }.get()
+        try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try read(buffer) }
     }
 
     /// Reads the value at the top of a binary property list held in `buffer`.

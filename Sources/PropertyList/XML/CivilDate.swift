@@ -1,11 +1,11 @@
 /// Proleptic Gregorian calendar arithmetic in UTC, for the `<date>` text of XML property lists.
-enum CivilDate {
+package enum CivilDate {
     /// Seconds from 1970-01-01T00:00:00Z to 2001-01-01T00:00:00Z, the epoch of property-list dates.
-    static let referenceDateOffset = 978_307_200
+    package static let referenceDateOffset = 978_307_200
 
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+    package static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -14,7 +14,7 @@ enum CivilDate {
     }
 
     /// Days from 1970-01-01 to the given date (negative before it).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    package static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -24,7 +24,7 @@ enum CivilDate {
     }
 
     /// The date `days` after 1970-01-01.
-    static func date(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func date(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

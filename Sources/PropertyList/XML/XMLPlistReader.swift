@@ -63,15 +63,7 @@ public struct XMLPlistReader: Sendable {
     ///   Unicode scalar), `.invalidKey` (a repeated key, a key without its value), `.depthLimit`
     ///   or `.sizeLimit`; each with the line, column and byte offset.
     public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
-        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-            Result { () throws(ArchiveError) in try read(UnsafeRawBufferPointer(buffer)) }
-        }) {
-            return try result.get()
-        }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBytes { buffer in
-            Result { () throws(ArchiveError) in try read(buffer) }
-        }.get()
+        try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try read(buffer) }
     }
 
     /// Reads the value of an XML property list held in `buffer`.
