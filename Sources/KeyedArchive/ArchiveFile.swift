@@ -74,8 +74,12 @@ public struct ArchiveFile {
     }
 
     /// The property-list format ``write(to:)`` and ``encoded()`` use: the format of the file
-    /// read by ``init(contentsOf:options:)``, or `.binary` for a new file. Set it, or pass a format
-    /// to ``write(to:format:)``, to write the other.
+    /// read by ``init(contentsOf:options:)``, or `.binary` for a new file. Set it to write the
+    /// other from then on; ``write(to:format:)`` writes one file in a format without changing it.
+    ///
+    /// An XML file lists its keys sorted, as Apple's writer sorts every dictionary, `$top`
+    /// included: read back, an XML file's ``keys`` are in sorted order, a binary file's in the
+    /// order they were set.
     public var format: PlistFormat = .binary
 
     /// An empty file.

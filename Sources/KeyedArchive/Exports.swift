@@ -2,3 +2,7 @@
 
 /// The library's error type, defined with the property-list codec and shared by every module.
 public typealias ArchiveError = PropertyList.ArchiveError
+
+/// The two property-list formats (`.binary`, `.xml`) of ``KeyedArchiver/outputFormat`` and
+/// ``ArchiveFile/format``, defined with the property-list codec.
+public typealias PlistFormat = PropertyList.PlistFormat

@@ -148,6 +148,20 @@ struct XMLArchiveTests {
         #expect(try PlistReader().read(binary) == PlistReader().read(try again.encoded()))
     }
 
+    @Test("An XML file's keys read back sorted, as Apple's writer sorts them; a binary file's in the order set")
+    func keyOrder() throws {
+        let folder = try TemporaryDirectory("xml-key-order")
+        var file = ArchiveFile()
+        try file.set(1, forKey: "zebra")
+        try file.set(2, forKey: "apple")
+        try file.write(to: folder.file("k.plist"), format: .xml)
+        try file.write(to: folder.file("k.bplist"))
+        let format: KeyedArchive.PlistFormat = try ArchiveFile(contentsOf: folder.file("k.plist")).format
+        #expect(format == .xml)
+        #expect(try ArchiveFile(contentsOf: folder.file("k.plist")).keys == ["apple", "zebra"])
+        #expect(try ArchiveFile(contentsOf: folder.file("k.bplist")).keys == ["zebra", "apple"])
+    }
+
     @Test("ArchiveStore loads a stored file that is in XML")
     func storeLoadsXML() throws {
         let folder = try TemporaryDirectory("xml-store")
