@@ -199,6 +199,31 @@ struct FuzzRegressionTests {
         #expect(throws: ArchiveError(.cycle, reason: "")) { try edited.encoded() }
     }
 
+    /// Text after `<true>` or `<false>`: the close tag was read without checking that `</` stood
+    /// there, so two bytes were skipped unseen. `<true>xxtrue>` read as `true`, and `<true>x` at the
+    /// end of the input sliced the buffer past its end (a trap in debug builds). Found reviewing the
+    /// paths FuzzXMLPlistReader reaches; the release fuzz build does not check slice bounds.
+    @Test func aBooleanElementHoldsOnlyItsCloseTag() throws {
+        for name in ["xml-true-close-tag-past-end.plist", "xml-true-skipped-close-tag.plist"] {
+            let data = try Data(contentsOf: Self.directory.appending(path: name))
+            let error = try #require(Self.xmlError(data))
+            #expect(error.code == .invalidXML, "\(name): \(error)")
+            #expect(error.line == 1 && error.column == 14 && error.byteOffset == 13, "\(name): \(error)")
+        }
+        #expect(Self.xmlError(Array("<plist><true>".utf8))?.code == .truncated)
+        #expect(Self.xmlError(Array("<plist><false>\n".utf8))?.code == .truncated)
+        #expect(try XMLPlistReader().read(Array("<plist><true> <!-- c --> </true></plist>".utf8)) == .bool(true))
+    }
+
+    static func xmlError(_ bytes: some Sequence<UInt8>) -> ArchiveError? {
+        do {
+            _ = try XMLPlistReader().read(bytes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// A cycle of nodes closed before the decode failed outlived the error (the reason leak detection was off).
     @Test func aCycleClosedBeforeAFailureIsReleased() throws {
         let data = try Data(contentsOf: Self.directory.appending(path: "keyed-cycle-then-type-mismatch.archive"))

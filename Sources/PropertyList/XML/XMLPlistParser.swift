@@ -364,6 +364,10 @@ struct XMLPlistParser {
 
     /// Reads `</name>` at `position`, which must close `tag`.
     private mutating func closeTag(_ tag: XMLPlistTag, openedAt start: Int) throws(ArchiveError) {
+        guard has("</") else {
+            if position >= end { throw unclosed(tag, at: start) }
+            throw failure(.invalidXML, "</\(tag.name)> is expected here, to close the <\(tag.name)> opened at \(place(start))", at: position)
+        }
         let closeStart = position
         position += 2
         let nameStart = position
