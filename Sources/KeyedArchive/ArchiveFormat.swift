@@ -51,7 +51,8 @@ package enum ArchiveFormat {
     package static let setClasses: Set<String> = ["NSSet", "NSMutableSet"]
     package static let orderedSetClasses: Set<String> = ["NSOrderedSet", "NSMutableOrderedSet"]
     /// Classes a list (array, set or ordered set) decodes from.
-    package static let listClasses = arrayClasses.union(setClasses).union(orderedSetClasses)
+    /// (`NSCountedSet` keeps its elements as `NS.object<n>` fields, each with a count beside it.)
+    package static let listClasses = arrayClasses.union(setClasses).union(orderedSetClasses).union(["NSCountedSet"])
     package static let stringClasses: Set<String> = ["NSString", "NSMutableString"]
     package static let dataClasses: Set<String> = ["NSData", "NSMutableData"]
 

@@ -122,7 +122,9 @@ private struct ArchiveGraphWalk {
         if let list = fields[ArchiveFormat.objectsField]?.arrayValue { return list }
         // NSOrderedSet and friends: NS.object.0, NS.object.1, ...
         var list: [PlistValue] = []
-        while let element = fields["NS.object.\(list.count)"] { list.append(element) }
+        // NSCountedSet: NS.object0, NS.object1, ... (their counts are NS.count0, ...)
+        let prefix = className == ArchiveFormat.countedSetClass ? ArchiveFormat.countedObjectPrefix : ArchiveFormat.orderedSetPrefix
+        while let element = fields["\(prefix)\(list.count)"] { list.append(element) }
         return list
     }
 

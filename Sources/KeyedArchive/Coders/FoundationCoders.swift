@@ -49,6 +49,9 @@ final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
             }
             return try Self.encodeNumber(object as! NSNumber, inline: inline, archiver)
         case .decimalNumber: return try DecimalCoder().encode((object as! NSDecimalNumber).decimalValue, inline: inline, archiver)
+        case .set where object is NSCountedSet:
+            // A field declared NSSet holding a counted set keeps its counts.
+            return try CountedSetCoder<NSCountedSet>().encode(object as! NSCountedSet, inline: inline, archiver)
         default: return try archiver.encodeDynamic(try swiftValue(of: object), inline: inline)
         }
     }

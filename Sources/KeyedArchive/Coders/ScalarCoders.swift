@@ -23,6 +23,16 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     case is URL.Type: URLCoder()
     case is UUID.Type: UUIDCoder()
     case is Decimal.Type: DecimalCoder()
+    case is IndexSet.Type: IndexSetCoder()
+    case is IndexPath.Type: IndexPathCoder()
+    case is Locale.Type: LocaleCoder()
+    case is TimeZone.Type: TimeZoneCoder()
+    case is Calendar.Type: CalendarCoder()
+    case is NSRange.Type: NSRangeCoder()
+    case is Range<Int>.Type: IntRangeCoder()
+    case is Notification.Type: NotificationCoder()
+    case is NSCountedSet.Type: CountedSetCoder<T>()
+    case is NSAttributedString.Type: AttributedStringCoder<T>()
     default: nil
     }
 }

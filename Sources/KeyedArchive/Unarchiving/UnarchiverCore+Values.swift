@@ -98,8 +98,8 @@ extension UnarchiverCore {
 
     /// The element references of an array, set or ordered set object.
     func elementReferences(_ dict: ObjectDict, className: String) throws -> [Int] {
-        guard isOrderedSet(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
-        return try graph.numberedFields(of: dict, prefix: ArchiveFormat.orderedSetPrefix)
+        guard let prefix = numberedElementPrefix(className) else { return try references(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey) }
+        return try graph.numberedFields(of: dict, prefix: prefix)
     }
 
     /// Runs `body` while `uid` is marked as being decoded; a value that contains itself is a cycle.
@@ -122,7 +122,7 @@ extension UnarchiverCore {
         let (dict, className) = try collection(reference, family: .list, expected: "an array")
         return try decodingValue(dict) {
             var elements: [E] = []
-            if isOrderedSet(className) {
+            if numberedElementPrefix(className) != nil {
                 let refs = try elementReferences(dict, className: className)
                 elements.reserveCapacity(refs.count)
                 for i in 0..<refs.count {
@@ -140,11 +140,15 @@ extension UnarchiverCore {
         }
     }
 
-    /// Whether a list class keeps its elements as `NS.object.<n>` fields (ordered sets).
+    /// The key prefix of a list class that keeps its elements as numbered fields: `NS.object.<n>`
+    /// (ordered sets), `NS.object<n>` (counted sets, read here as their distinct elements); nil
+    /// for a list with `NS.objects`.
     @inline(__always)
-    func isOrderedSet(_ className: String) -> Bool {
+    func numberedElementPrefix(_ className: String) -> String? {
         // Arrays, by far the commonest, are told apart without hashing the name.
-        className != ArchiveFormat.arrayClass && ArchiveFormat.orderedSetClasses.contains(className)
+        if className == ArchiveFormat.arrayClass { return nil }
+        if ArchiveFormat.orderedSetClasses.contains(className) { return ArchiveFormat.orderedSetPrefix }
+        return className == ArchiveFormat.countedSetClass ? ArchiveFormat.countedObjectPrefix : nil
     }
 
     /// Decodes an `NSDictionary` object as `[Key: Value]`.
@@ -266,7 +270,7 @@ extension UnarchiverCore {
         case .inline(let object, let index):
             return try plainValue(object, index: index, reference: reference)
         case .object(let uid, let object, let index):
-            guard object.kind == .dict, let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
+            guard object.kind == .dict, let (_, description) = try objectDict(uid: uid, object: object, index: index) else {
                 return try plainValue(object, index: index, reference: reference)
             }
             if let instance = instances[uid] { return instance }
@@ -298,7 +302,7 @@ extension UnarchiverCore {
             case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
             case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)
             default:
-                _ = dict
+                if let value = try decodeAppleValue(named: name, reference) { return value }
                 throw ArchiveError(
                     .unknownClass,
                     reason: "the archive holds an object of class \(name) where any value was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
@@ -313,7 +317,7 @@ extension UnarchiverCore {
         .union([
             ArchiveFormat.dateClass, ArchiveFormat.urlClass, ArchiveFormat.uuidClass, ArchiveFormat.nullClass,
             ArchiveFormat.decimalNumberClass,
-        ])
+        ]).union(ArchiveFormat.appleValueClasses)
 
     /// A plain property-list value: integers as Int (or UInt64 above Int.max), 8-byte reals as
     /// Double and 4-byte reals as Float (what was archived from a `Float`).
