@@ -131,6 +131,28 @@ struct AppleValueClassTests {
         #expect(rect as? CGRect == CGRect(x: 1, y: 2, width: 3.5, height: 4))
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: foundationArchive(NSValue(point: NSPoint(x: -1, y: 2)))) as? CGPoint == CGPoint(x: -1, y: 2))
         #expect(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: foundationArchive(NSValue(size: NSSize(width: 1.5, height: 2)))) as? CGSize == CGSize(width: 1.5, height: 2))
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: CGRect.self, from: foundationArchive(NSValue(rect: NSRect(x: 1, y: 2, width: 3.5, height: 4)))) == CGRect(x: 1, y: 2, width: 3.5, height: 4))
+
+        // Ours, read by Foundation and by us, typed and through Any; a NaN keeps the Codable layout.
+        let shapes: [Any] = [CGPoint(x: 0.1, y: -2), CGSize(width: 1e300, height: 0), CGRect(x: 1, y: 2, width: 3, height: 4.25)]
+        for shape in shapes {
+            let data = try KeyedArchiver.archivedData(withRootObject: shape)
+            #expect(try archivedClassNames(data) == ["NSValue"])
+            let foundation = try #require(FoundationReading(data).root as? NSValue)
+            switch shape {
+            case let point as CGPoint:
+                let ours = try KeyedUnarchiver.unarchivedObject(ofType: CGPoint.self, from: data)
+                #expect(foundation.pointValue == point && ours == point)
+            case let size as CGSize:
+                let ours = try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: data) as? CGSize
+                #expect(foundation.sizeValue == size && ours == size)
+            default:
+                let ours = try KeyedUnarchiver.unarchivedObject(ofType: CGRect.self, from: data)
+                #expect(foundation.rectValue == shape as? CGRect && ours == shape as? CGRect)
+            }
+        }
+        let nan = try KeyedUnarchiver.unarchivedObject(ofType: CGPoint.self, from: KeyedArchiver.archivedData(withRootObject: CGPoint(x: CGFloat.nan, y: 1)))
+        #expect(nan.x.isNaN && nan.y == 1)
     }
 
     @Test("NSCountedSet keeps its counts, through Any and as a field; as a Set its distinct elements")

@@ -253,7 +253,8 @@ final class LocaleCoder: TypedCoder<Locale>, @unchecked Sendable {
 }
 
 /// `TimeZone` as `NSTimeZone`: its name (`NS.name`) and its TZif rules (`NS.data`; empty for a
-/// fixed offset), which is what Foundation reads a name it does not know from.
+/// fixed offset), which Foundation reads a name it does not know from. Reading here takes the
+/// name only (`Europe/Paris`, `GMT+0100`): rules from an archive are never parsed.
 final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
     override func encode(_ value: TimeZone, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let rules = (value as NSTimeZone).data
@@ -265,13 +266,11 @@ final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> TimeZone {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.timeZoneClass], expected: "a time zone") { dict in
             let name = try unarchiver.field(dict, ArchiveFormat.nameField, StringCoder())
-            if let zone = TimeZone(identifier: name) { return zone }
-            if let rules = try unarchiver.optionalField(dict, ArchiveFormat.dataField, DataCoder()), !rules.isEmpty,
-                let zone = NSTimeZone(name: name, data: rules)
-            {
-                return zone as TimeZone
+            // The archived rules are not parsed: a name this platform does not know is refused.
+            guard let zone = TimeZone(identifier: name) else {
+                throw unarchiver.invalid(dict, "the time zone \"\(name)\" is not known here").prependingKeyPath(ArchiveFormat.nameField)
             }
-            throw unarchiver.invalid(dict, "the time zone \"\(name)\" is not known here and has no rules this platform reads").prependingKeyPath(ArchiveFormat.nameField)
+            return zone
         }
     }
 }
@@ -403,32 +402,78 @@ extension UnarchiverCore {
                 byteOffset: dict.object.offset, objectIndex: dict.index)
         }
         let kind = try withKeyPath(ArchiveFormat.valueKindField) { try IntegerCoder<Int>().decode(kindRef, self) }
-        func numbers(_ key: String, _ shape: String) throws -> [Double] {
-            let text = try field(dict, key, StringCoder())
-            guard let values = geometryNumbers(text, shape: shape) else {
-                throw invalid(dict, "\(key) \"\(text)\" is not of the form \(shape)").prependingKeyPath(key)
-            }
-            return values
-        }
         switch SpecialValueKind(rawValue: kind) {
         case .range:
             let (location, length) = try rangeValue(reference)
             return NSRange(location: location, length: length)
-        case .point:
-            let v = try numbers(ArchiveFormat.pointValueField, "{n,n}")
-            return CGPoint(x: v[0], y: v[1])
-        case .size:
-            let v = try numbers(ArchiveFormat.sizeValueField, "{n,n}")
-            return CGSize(width: v[0], height: v[1])
-        case .rect:
-            let v = try numbers(ArchiveFormat.rectValueField, "{{n,n},{n,n}}")
-            return CGRect(x: v[0], y: v[1], width: v[2], height: v[3])
+        case .point: return try GeometryCoder<CGPoint>().decode(reference, self)
+        case .size: return try GeometryCoder<CGSize>().decode(reference, self)
+        case .rect: return try GeometryCoder<CGRect>().decode(reference, self)
         case .edgeInsets, nil:
             throw ArchiveError(
                 .unknownClass,
                 reason: "the archive holds an NSValue of kind \(kind) (NS.special)\(kind == 12 ? ", edge insets" : ""), which has no Swift type here; only ranges, points, sizes and rectangles are mapped",
                 byteOffset: dict.object.offset, objectIndex: dict.index)
         }
+    }
+}
+
+/// `CGPoint`, `CGSize` and `CGRect` as `NSValue`s: `NS.special` 1, 2 or 3 and the geometry as a
+/// string, `{x, y}`, `{width, height}` or `{{x, y}, {width, height}}`. A value with a NaN or an
+/// infinity, which the string cannot carry, keeps the `Codable` layout.
+final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
+    private static var kind: SpecialValueKind {
+        T.self == CGPoint.self ? .point : T.self == CGSize.self ? .size : .rect
+    }
+    private static var field: String {
+        switch kind {
+        case .point: ArchiveFormat.pointValueField
+        case .size: ArchiveFormat.sizeValueField
+        default: ArchiveFormat.rectValueField
+        }
+    }
+
+    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        let numbers: [Double] =
+            switch value {
+            case let point as CGPoint: [Double(point.x), Double(point.y)]
+            case let size as CGSize: [Double(size.width), Double(size.height)]
+            case let rect as CGRect: [Double(rect.origin.x), Double(rect.origin.y), Double(rect.size.width), Double(rect.size.height)]
+            default: []
+            }
+        guard numbers.count >= 2, numbers.allSatisfy(\.isFinite) else { return try CodableCoder<T>().encode(value, inline: inline, archiver) }
+        let pairs = stride(from: 0, to: numbers.count, by: 2).map { "{\(numbers[$0]), \(numbers[$0 + 1])}" }
+        let text = pairs.count == 1 ? pairs[0] : "{\(pairs[0]), \(pairs[1])}"
+        let frame = archiver.beginObject()
+        archiver.addField(ArchiveFormat.valueKindField, value: archiver.integer(Int64(Self.kind.rawValue), inline: true))
+        archiver.addField(Self.field, value: archiver.string(text))
+        archiver.endObject(frame, className: ArchiveFormat.valueClass, classes: [ArchiveFormat.valueClass, ArchiveFormat.rootClass])
+        return archiver.uid(frame.uid)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+        guard try unarchiver.isObject(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
+            return try CodableCoder<T>().decode(reference, unarchiver)
+        }
+        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.valueClass], expected: "a geometry value")
+        try unarchiver.enter(dict.index)
+        defer { unarchiver.leave() }
+        let kind = try unarchiver.field(dict, ArchiveFormat.valueKindField, IntegerCoder<Int>())
+        guard kind == Self.kind.rawValue else {
+            throw unarchiver.invalid(dict, "expected an NSValue of kind \(Self.kind.rawValue) (NS.special) for \(T.self), found \(kind)")
+        }
+        let shape = Self.kind == .rect ? "{{n,n},{n,n}}" : "{n,n}"
+        let text = try unarchiver.field(dict, Self.field, StringCoder())
+        guard let v = geometryNumbers(text, shape: shape) else {
+            throw unarchiver.invalid(dict, "\(Self.field) \"\(text)\" is not of the form \(shape)").prependingKeyPath(Self.field)
+        }
+        let value: Any =
+            switch Self.kind {
+            case .point: CGPoint(x: v[0], y: v[1])
+            case .size: CGSize(width: v[0], height: v[1])
+            default: CGRect(x: v[0], y: v[1], width: v[2], height: v[3])
+            }
+        return value as! T
     }
 }
 

@@ -30,6 +30,7 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     case is Calendar.Type: CalendarCoder()
     case is NSRange.Type: NSRangeCoder()
     case is Range<Int>.Type: IntRangeCoder()
+    case is CGPoint.Type, is CGSize.Type, is CGRect.Type: GeometryCoder<T>()
     case is Notification.Type: NotificationCoder()
     case is NSCountedSet.Type: CountedSetCoder<T>()
     case is NSAttributedString.Type: AttributedStringCoder<T>()
