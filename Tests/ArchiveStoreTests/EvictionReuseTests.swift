@@ -98,6 +98,12 @@ struct EvictionReuseTests {
         DispatchQueue.concurrentPerform(iterations: 2) { thread in
             if thread == 0 {
                 for i in 0..<saves {
+                    // Give the reader a turn every few saves, so loads race the saves however the
+                    // threads are scheduled (a busy machine may otherwise run every save first).
+                    let deadline = Date().addingTimeInterval(5)
+                    while outcomes.withLock({ $0.found + $0.absent + $0.wrong.count }) < i / 4, Date() < deadline {
+                        Thread.sleep(forTimeInterval: 0.000_1)
+                    }
                     do { try writer.save(value(i), forKey: "k\(i)") } catch {
                         outcomes.withLock { $0.wrong.append("save \(i): \(error)") }
                     }
