@@ -44,6 +44,7 @@ package enum ArchiveFormat {
     package static let uuidClass = "NSUUID"
     package static let nullClass = "NSNull"
     package static let decimalNumberClass = "NSDecimalNumber"
+    package static let countedSetClass = "NSCountedSet"
 
     /// Class names read as arrays, dictionaries, sets, strings and data.
     package static let arrayClasses: Set<String> = ["NSArray", "NSMutableArray"]
@@ -52,7 +53,7 @@ package enum ArchiveFormat {
     package static let orderedSetClasses: Set<String> = ["NSOrderedSet", "NSMutableOrderedSet"]
     /// Classes a list (array, set or ordered set) decodes from.
     /// (`NSCountedSet` keeps its elements as `NS.object<n>` fields, each with a count beside it.)
-    package static let listClasses = arrayClasses.union(setClasses).union(orderedSetClasses).union(["NSCountedSet"])
+    package static let listClasses = arrayClasses.union(setClasses).union(orderedSetClasses).union([countedSetClass])
     package static let stringClasses: Set<String> = ["NSString", "NSMutableString"]
     package static let dataClasses: Set<String> = ["NSData", "NSMutableData"]
 

@@ -442,10 +442,11 @@ final class ArchiverCore {
     }
 
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.
-    func foundationObject(className: String, fields: [(String, Int)]) -> Int {
+    /// `classes` is its `$classes` chain, `[className, "NSObject"]` unless given.
+    func foundationObject(className: String, classes: [String]? = nil, fields: [(String, Int)]) -> Int {
         let frame = beginObject()
         for (key, value) in fields { addField(key, value: value) }
-        endObject(frame, className: className, classes: [className, ArchiveFormat.rootClass])
+        endObject(frame, className: className, classes: classes ?? [className, ArchiveFormat.rootClass])
         return uid(frame.uid)
     }
 

@@ -11,7 +11,6 @@ package extension ArchiveFormat {
     static let linearConverterClass = "NSUnitConverterLinear"
     static let reciprocalConverterClass = "NSUnitConverterReciprocal"
     static let converterClass = "NSUnitConverter"
-    static let countedSetClass = "NSCountedSet"
     static let attributedStringClasses: Set<String> = ["NSAttributedString", "NSMutableAttributedString"]
     static let notificationClass = "NSNotification"
 
@@ -131,7 +130,7 @@ final class MeasurementCoder<U: Unit>: TypedCoder<Measurement<U>>, @unchecked Se
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Measurement<U> {
-        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.measurementClass], expected: "a measurement") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.measurementClass]) { dict in
             let value = try unarchiver.field(dict, ArchiveFormat.measurementValueField, DoubleCoder())
             let unit = try withKeyPath(ArchiveFormat.measurementUnitField) {
                 try unarchiver.unit(try unarchiver.requiredField(dict, ArchiveFormat.measurementUnitField), as: U.self)
@@ -187,10 +186,7 @@ extension ArchiverCore {
                     reason: "the converter of the unit \"\(unit.symbol)\" (\(String(reflecting: type(of: converter)))) is neither linear nor reciprocal, so it has no archived layout")
             }
         }
-        let frame = beginObject()
-        for (key, value) in fields { addField(key, value: value) }
-        endObject(frame, className: className, classes: [className, ArchiveFormat.converterClass, ArchiveFormat.rootClass])
-        return uid(frame.uid)
+        return foundationObject(className: className, classes: [className, ArchiveFormat.converterClass, ArchiveFormat.rootClass], fields: fields)
     }
 }
 
@@ -275,10 +271,9 @@ final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
             fields.append(("\(ArchiveFormat.countedObjectPrefix)\(i)", try archiver.encodeDynamic(element.base, inline: false)))
             fields.append(("\(ArchiveFormat.countedCountPrefix)\(i)", archiver.integer(Int64(set.count(for: element.base)), inline: true)))
         }
-        let frame = archiver.beginObject()
-        for (key, value) in fields { archiver.addField(key, value: value) }
-        archiver.endObject(frame, className: ArchiveFormat.countedSetClass, classes: [ArchiveFormat.countedSetClass, "NSMutableSet", ArchiveFormat.setClass, ArchiveFormat.rootClass])
-        return archiver.uid(frame.uid)
+        return archiver.foundationObject(
+            className: ArchiveFormat.countedSetClass, classes: [ArchiveFormat.countedSetClass, "NSMutableSet", ArchiveFormat.setClass, ArchiveFormat.rootClass],
+            fields: fields)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
@@ -320,21 +315,27 @@ final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
 final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let string = value as! NSAttributedString
-        var dictionaries: [NSDictionary] = []
+        // Each distinct attribute dictionary is written once (told apart with NSDictionary's equality).
+        var dictionaries: [[String: Any]] = []
+        var distinct: [NSDictionary] = []
         var runs: [(length: Int, index: Int)] = []
         string.enumerateAttributes(in: NSRange(location: 0, length: string.length), options: []) { attributes, range, _ in
-            let dictionary = NSDictionary(dictionary: Dictionary(uniqueKeysWithValues: attributes.map { ($0.key.rawValue, $0.value) }))
-            let index = dictionaries.firstIndex(of: dictionary) ?? { dictionaries.append(dictionary); return dictionaries.count - 1 }()
+            let dictionary = Dictionary(uniqueKeysWithValues: attributes.map { ($0.key.rawValue, $0.value) })
+            let object = NSDictionary(dictionary: dictionary)
+            let index = distinct.firstIndex(of: object) ?? {
+                distinct.append(object)
+                dictionaries.append(dictionary)
+                return dictionaries.count - 1
+            }()
             runs.append((range.length, index))
         }
         let text = archiver.string(string.string)
         let attributes: Int
         var info: Int?
-        let plain = { (d: NSDictionary) in Dictionary(uniqueKeysWithValues: d.map { ($0.key as! String, $0.value) }) }
         if runs.count <= 1 {
-            attributes = try DictionaryCoder<String, Any>().encode(dictionaries.first.map(plain) ?? [:], inline: false, archiver)
+            attributes = try DictionaryCoder<String, Any>().encode(dictionaries.first ?? [:], inline: false, archiver)
         } else {
-            attributes = try ArrayCoder<[String: Any]>().encode(dictionaries.map(plain), inline: false, archiver)
+            attributes = try ArrayCoder<[String: Any]>().encode(dictionaries, inline: false, archiver)
             var bytes: [UInt8] = []
             for run in runs {
                 PackedIntegers.append(UInt64(run.length), to: &bytes)
@@ -360,7 +361,7 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
             var dictionaries: [[String: Any]] = []
             if let attributesRef = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.attributesField) {
                 dictionaries = try withKeyPath(ArchiveFormat.attributesField) {
-                    try unarchiver.isObject(attributesRef, ofClassIn: ArchiveFormat.dictionaryClasses)
+                    try unarchiver.object(attributesRef, ofClassIn: ArchiveFormat.dictionaryClasses) != nil
                         ? [try DictionaryCoder<String, Any>().decode(attributesRef, unarchiver)]
                         : try ArrayCoder<[String: Any]>().decode(attributesRef, unarchiver)
                 }

@@ -41,21 +41,29 @@ package extension ArchiveFormat {
 /// The kinds of `NSValue` Foundation archives by `NS.special`.
 enum SpecialValueKind: Int {
     case point = 1, size = 2, rect = 3, range = 4, edgeInsets = 12
+
+    var name: String {
+        switch self {
+        case .point: "point"
+        case .size: "size"
+        case .rect: "rectangle"
+        case .range: "range"
+        case .edgeInsets: "edge insets"
+        }
+    }
 }
 
 // MARK: Shared reading and writing
 
 extension UnarchiverCore {
-    /// The class description of the coded object `reference` points at; nil for nil, scalars and plain values.
-    func describedClass(_ reference: Int) throws -> ClassDescription? {
-        guard case .object(let uid, let object, let index) = try target(reference), object.kind == .dict else { return nil }
-        return try objectDict(uid: uid, object: object, index: index)?.1
-    }
-
-    /// Whether `reference` is an object of one of `classes` (by its name or its class chain).
-    func isObject(_ reference: Int, ofClassIn classes: Set<String>) throws -> Bool {
-        guard let description = try describedClass(reference) else { return false }
-        return classes.contains(description.name) || description.classes.contains(where: classes.contains)
+    /// The coded object `reference` points at if it is of one of `classes` (by its name or its
+    /// class chain); nil for any other object, nil, scalars and plain values.
+    func object(_ reference: Int, ofClassIn classes: Set<String>) throws -> ObjectDict? {
+        guard case .object(let uid, let object, let index) = try target(reference), object.kind == .dict,
+            let (dict, description) = try objectDict(uid: uid, object: object, index: index),
+            classes.contains(description.name) || description.classes.contains(where: classes.contains)
+        else { return nil }
+        return dict
     }
 
     /// A required field of `dict`, decoded by `coder`; errors name the key.
@@ -76,11 +84,8 @@ extension UnarchiverCore {
 
     /// Decodes `reference` in Apple's layout if it is an object of one of `classes`; any other
     /// object as the `Codable` value this library wrote before it had that layout.
-    func decodeAppleLayout<T>(
-        _ reference: Int, classes: Set<String>, expected: String, _ body: (ObjectDict) throws -> T
-    ) throws -> T {
-        guard try isObject(reference, ofClassIn: classes) else { return try CodableCoder<T>().decode(reference, self) }
-        let dict = try foundationObject(reference, classes: classes, expected: expected)
+    func decodeAppleLayout<T>(_ reference: Int, classes: Set<String>, _ body: (ObjectDict) throws -> T) throws -> T {
+        guard let dict = try object(reference, ofClassIn: classes) else { return try CodableCoder<T>().decode(reference, self) }
         return try decodingValue(dict) { try body(dict) }
     }
 }
@@ -175,7 +180,7 @@ final class IndexSetCoder: TypedCoder<IndexSet>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexSet {
-        try unarchiver.decodeAppleLayout(reference, classes: ArchiveFormat.indexSetClasses, expected: "an index set") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: ArchiveFormat.indexSetClasses) { dict in
             let count = try unarchiver.field(dict, ArchiveFormat.rangeCountField, IntegerCoder<Int>())
             guard count >= 0 else { throw unarchiver.invalid(dict, "NSRangeCount \(count) is negative") }
             var pairs: [UInt64]
@@ -224,7 +229,7 @@ final class IndexPathCoder: TypedCoder<IndexPath>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexPath {
-        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.indexPathClass], expected: "an index path") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.indexPathClass]) { dict in
             let length = try unarchiver.field(dict, ArchiveFormat.indexPathLengthField, IntegerCoder<Int>())
             guard length >= 0 else { throw unarchiver.invalid(dict, "NSIndexPathLength \(length) is negative") }
             if length == 0 { return IndexPath() }
@@ -246,7 +251,7 @@ final class LocaleCoder: TypedCoder<Locale>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Locale {
-        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.localeClass], expected: "a locale") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.localeClass]) { dict in
             Locale(identifier: try unarchiver.field(dict, ArchiveFormat.identifierField, StringCoder()))
         }
     }
@@ -264,7 +269,7 @@ final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> TimeZone {
-        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.timeZoneClass], expected: "a time zone") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.timeZoneClass]) { dict in
             let name = try unarchiver.field(dict, ArchiveFormat.nameField, StringCoder())
             // The archived rules are not parsed: a name this platform does not know is refused.
             guard let zone = TimeZone(identifier: name) else {
@@ -300,7 +305,7 @@ final class CalendarCoder: TypedCoder<Calendar>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Calendar {
-        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.calendarClass], expected: "a calendar") { dict in
+        try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.calendarClass]) { dict in
             let identifier = try unarchiver.field(dict, ArchiveFormat.identifierField, StringCoder())
             guard let made = NSCalendar(identifier: NSCalendar.Identifier(rawValue: identifier)) else {
                 throw unarchiver.invalid(dict, "\"\(identifier)\" is not a calendar this platform knows").prependingKeyPath(ArchiveFormat.identifierField)
@@ -332,10 +337,10 @@ final class NSRangeCoder: TypedCoder<NSRange>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> NSRange {
-        guard try unarchiver.isObject(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
+        guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<NSRange>().decode(reference, unarchiver)
         }
-        let (location, length) = try unarchiver.rangeValue(reference)
+        let (location, length) = try unarchiver.rangeValue(in: dict)
         return NSRange(location: location, length: length)
     }
 }
@@ -349,10 +354,10 @@ final class IntRangeCoder: TypedCoder<Range<Int>>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Range<Int> {
-        guard try unarchiver.isObject(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
+        guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<Range<Int>>().decode(reference, unarchiver)
         }
-        let (location, length) = try unarchiver.rangeValue(reference)
+        let (location, length) = try unarchiver.rangeValue(in: dict)
         guard location <= Int.max - length else {
             throw ArchiveError(
                 .typeMismatch, reason: "the range at \(location), of length \(length), reaches past Int.max",
@@ -376,12 +381,23 @@ extension ArchiverCore {
 
 extension UnarchiverCore {
     /// The location and length of an `NSValue` range.
-    func rangeValue(_ reference: Int) throws -> (location: Int, length: Int) {
-        let dict = try foundationObject(reference, classes: [ArchiveFormat.valueClass], expected: "a range")
+    func rangeValue(in dict: ObjectDict) throws -> (location: Int, length: Int) {
+        try specialValue(dict, .range) { try rangeFields($0) }
+    }
+
+    /// Runs `body` on an `NSValue` object, if its `NS.special` is `kind`.
+    func specialValue<R>(_ dict: ObjectDict, _ kind: SpecialValueKind, _ body: (ObjectDict) throws -> R) throws -> R {
         try enter(dict.index)
         defer { leave() }
-        let kind = try field(dict, ArchiveFormat.valueKindField, IntegerCoder<Int>())
-        guard kind == SpecialValueKind.range.rawValue else { throw invalid(dict, "expected an NSValue range (NS.special 4), found NS.special \(kind)") }
+        let found = try field(dict, ArchiveFormat.valueKindField, IntegerCoder<Int>())
+        guard found == kind.rawValue else {
+            throw invalid(dict, "expected an NSValue \(kind.name) (NS.special \(kind.rawValue)), found NS.special \(found)")
+        }
+        return try body(dict)
+    }
+
+    /// The location and length fields of an `NSValue` range.
+    private func rangeFields(_ dict: ObjectDict) throws -> (location: Int, length: Int) {
         let location = try field(dict, ArchiveFormat.rangeValueLocationField, IntegerCoder<Int>())
         let length = try field(dict, ArchiveFormat.rangeValueLengthField, IntegerCoder<Int>())
         guard length >= 0 else { throw invalid(dict, "NS.rangeval.length \(length) is negative") }
@@ -404,15 +420,15 @@ extension UnarchiverCore {
         let kind = try withKeyPath(ArchiveFormat.valueKindField) { try IntegerCoder<Int>().decode(kindRef, self) }
         switch SpecialValueKind(rawValue: kind) {
         case .range:
-            let (location, length) = try rangeValue(reference)
+            let (location, length) = try rangeFields(dict)
             return NSRange(location: location, length: length)
-        case .point: return try GeometryCoder<CGPoint>().decode(reference, self)
-        case .size: return try GeometryCoder<CGSize>().decode(reference, self)
-        case .rect: return try GeometryCoder<CGRect>().decode(reference, self)
+        case .point: return try GeometryCoder<CGPoint>.value(in: dict, self)
+        case .size: return try GeometryCoder<CGSize>.value(in: dict, self)
+        case .rect: return try GeometryCoder<CGRect>.value(in: dict, self)
         case .edgeInsets, nil:
             throw ArchiveError(
                 .unknownClass,
-                reason: "the archive holds an NSValue of kind \(kind) (NS.special)\(kind == 12 ? ", edge insets" : ""), which has no Swift type here; only ranges, points, sizes and rectangles are mapped",
+                reason: "the archive holds an NSValue of kind \(kind) (NS.special)\(SpecialValueKind(rawValue: kind).map { ", \($0.name)" } ?? ""), which has no Swift type here; only ranges, points, sizes and rectangles are mapped",
                 byteOffset: dict.object.offset, objectIndex: dict.index)
         }
     }
@@ -452,16 +468,14 @@ final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
-        guard try unarchiver.isObject(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
+        guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<T>().decode(reference, unarchiver)
         }
-        let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.valueClass], expected: "a geometry value")
-        try unarchiver.enter(dict.index)
-        defer { unarchiver.leave() }
-        let kind = try unarchiver.field(dict, ArchiveFormat.valueKindField, IntegerCoder<Int>())
-        guard kind == Self.kind.rawValue else {
-            throw unarchiver.invalid(dict, "expected an NSValue of kind \(Self.kind.rawValue) (NS.special) for \(T.self), found \(kind)")
-        }
+        return try unarchiver.specialValue(dict, Self.kind) { try Self.value(in: $0, unarchiver) }
+    }
+
+    /// The geometry of an `NSValue` object already known to be of this coder's kind.
+    static func value(in dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore) throws -> T {
         let shape = Self.kind == .rect ? "{{n,n},{n,n}}" : "{n,n}"
         let text = try unarchiver.field(dict, Self.field, StringCoder())
         guard let v = geometryNumbers(text, shape: shape) else {

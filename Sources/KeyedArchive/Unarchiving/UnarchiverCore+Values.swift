@@ -122,8 +122,8 @@ extension UnarchiverCore {
         let (dict, className) = try collection(reference, family: .list, expected: "an array")
         return try decodingValue(dict) {
             var elements: [E] = []
-            if numberedElementPrefix(className) != nil {
-                let refs = try elementReferences(dict, className: className)
+            if let prefix = numberedElementPrefix(className) {
+                let refs = try graph.numberedFields(of: dict, prefix: prefix)
                 elements.reserveCapacity(refs.count)
                 for i in 0..<refs.count {
                     elements.append(try withKeyPath("[\(i)]") { try coder.decode(refs[i], self) })
