@@ -119,8 +119,92 @@ public enum Seeds {
         try archiver.encode(root.pets, forKey: "pets")
         try archiver.encode(root, forKey: "root")
         try save("multi-top", archiver.encodedData)
+        try save("multi-top-xml", Data(try PlistReader().read(archiver.encodedData).bytes(format: .xml)))
         Zoo.unlink(root)
         try writeVersioned(save)
+        try writeValueClasses(save)
+    }
+
+    /// Archives of Foundation's value classes: each value as this library archives it and, for
+    /// the classes Foundation's own `NSKeyedArchiver` takes, as that writes it; all of them in one
+    /// `[String: Any]` (decoded through `Any`) and under keys of their own, in binary and in XML.
+    /// Attributed strings have seeds of their own, written when the archiver takes them: the
+    /// other seeds do not depend on how NSAttributedString is archived.
+    static func writeValueClasses(_ save: (String, Data) throws -> Void) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.locale = Locale(identifier: "ja_JP")
+        calendar.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        calendar.firstWeekday = 2
+        calendar.minimumDaysInFirstWeek = 4
+        let styled = NSMutableAttributedString(string: "héllo wörld")
+        styled.addAttribute(NSAttributedString.Key("bold"), value: true, range: NSRange(location: 1, length: 3))
+        styled.addAttribute(NSAttributedString.Key("size"), value: 12, range: NSRange(location: 6, length: 5))
+        let plain = NSAttributedString(string: "plain", attributes: [NSAttributedString.Key("font"): "Times"])
+        let counted = NSCountedSet(array: [1, 1, 2, "a", "a", "a"])
+        let note = Notification(name: Notification.Name("didSave"), object: "store", userInfo: ["count": 3, "ids": IndexSet([1, 5])])
+
+        // (name, ours, Foundation's object for its NSKeyedArchiver)
+        let values: [(String, () throws -> Data, NSObject?)] = [
+            ("indexset-ranges", { try Zoo.archive(IndexSet([1, 2, 300, 301, 302, 5000])) }, NSIndexSet(indexSet: IndexSet([1, 2, 300, 301, 302, 5000]))),
+            ("indexset-one-range", { try Zoo.archive(IndexSet(integersIn: 3..<7)) }, NSIndexSet(indexesIn: NSRange(location: 3, length: 4))),
+            ("indexset-empty", { try Zoo.archive(IndexSet()) }, NSIndexSet()),
+            ("indexpath", { try Zoo.archive(IndexPath(indexes: [4, 8, 300, 1 << 40])) }, IndexPath(indexes: [4, 8, 300, 1 << 40]) as NSIndexPath),
+            ("indexpath-one", { try Zoo.archive(IndexPath(index: 7)) }, IndexPath(index: 7) as NSIndexPath),
+            ("locale", { try Zoo.archive(Locale(identifier: "fr_CA")) }, NSLocale(localeIdentifier: "fr_CA")),
+            ("timezone", { try Zoo.archive(TimeZone(identifier: "Europe/Paris")!) }, NSTimeZone(name: "Europe/Paris")),
+            ("timezone-offset", { try Zoo.archive(TimeZone(secondsFromGMT: 3600)!) }, NSTimeZone(forSecondsFromGMT: 3600)),
+            ("calendar", { try Zoo.archive(calendar) }, calendar as NSCalendar),
+            ("calendar-iso8601", { try Zoo.archive(Calendar(identifier: .iso8601)) }, Calendar(identifier: .iso8601) as NSCalendar),
+            ("measurement-length", { try Zoo.archive(Measurement(value: 1.5, unit: UnitLength.kilometers)) }, NSMeasurement(doubleValue: 1.5, unit: UnitLength.kilometers)),
+            ("measurement-temperature", { try Zoo.archive(Measurement(value: -4, unit: UnitTemperature.fahrenheit)) }, NSMeasurement(doubleValue: -4, unit: UnitTemperature.fahrenheit)),
+            ("measurement-fuel", { try Zoo.archive(Measurement(value: 30, unit: UnitFuelEfficiency.milesPerGallon)) }, NSMeasurement(doubleValue: 30, unit: UnitFuelEfficiency.milesPerGallon)),
+            ("measurement-unit", { try Zoo.archive(Measurement(value: 2, unit: Unit(symbol: "pcs"))) }, nil),
+            ("nsrange", { try Zoo.archive(NSRange(location: 3, length: 4)) }, NSValue(range: NSRange(location: 3, length: 4))),
+            ("int-range", { try Zoo.archive(2..<9) }, nil),
+            ("rect", { try Zoo.archive(CGRect(x: 1, y: 2.5, width: 3, height: 4)) }, NSValue(rect: CGRect(x: 1, y: 2.5, width: 3, height: 4))),
+            ("point", { try Zoo.archive(CGPoint(x: -1, y: 0.25)) }, NSValue(point: CGPoint(x: -1, y: 0.25))),
+            ("size", { try Zoo.archive(CGSize(width: 640, height: 480)) }, NSValue(size: CGSize(width: 640, height: 480))),
+            ("counted-set", { try Zoo.archive(counted) }, counted),
+            ("notification", { try Zoo.archive(note) }, NSNotification(name: note.name, object: note.object, userInfo: note.userInfo)),
+        ]
+        for (name, ours, object) in values {
+            try save("value-\(name)", try ours())
+            if let object, let theirs = try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: false) {
+                try save("foundation-\(name)", theirs)
+            }
+        }
+        let texts: [(String, NSAttributedString)] = [("attributed-string", styled), ("attributed-string-plain", plain)]
+        for (name, text) in texts {
+            if let ours = try? Zoo.archive(text) { try save("value-\(name)", ours) }
+            if let anyText = try? Zoo.archive(["text": text, "note": note] as [String: Any]) { try save("values-any-\(name)", anyText) }
+            if let theirs = try? NSKeyedArchiver.archivedData(withRootObject: text, requiringSecureCoding: false) {
+                try save("foundation-\(name)", theirs)
+            }
+        }
+
+        let all: [String: Any] = [
+            "indexSet": IndexSet([1, 2, 300]), "indexPath": IndexPath(indexes: [1, 2]), "locale": Locale(identifier: "de_CH"),
+            "timeZone": TimeZone(identifier: "America/New_York")!, "calendar": calendar,
+            "length": Measurement(value: 3, unit: UnitLength.meters), "range": NSRange(location: 0, length: 2),
+            "rect": CGRect(x: 0, y: 0, width: 1, height: 1), "counted": counted, "note": note,
+        ]
+        try save("values-any", try Zoo.archive(all))
+        let archiver = KeyedArchiver()
+        try archiver.encode(IndexSet([1, 2, 300]), forKey: "indexSet")
+        try archiver.encode(IndexPath(indexes: [1, 2]), forKey: "indexPath")
+        try archiver.encode(NSRange(location: 5, length: 1), forKey: "range")
+        try archiver.encode(3..<5, forKey: "intRange")
+        try archiver.encode(CGRect(x: 0, y: 0, width: 1, height: 1), forKey: "rect")
+        try archiver.encode(TimeZone(identifier: "UTC")!, forKey: "timeZone")
+        try archiver.encode(calendar, forKey: "calendar")
+        try archiver.encode(Locale(identifier: "en_US"), forKey: "locale")
+        try archiver.encode(Measurement(value: 3, unit: UnitLength.meters), forKey: "length")
+        try archiver.encode(note, forKey: "note")
+        try archiver.encode(counted, forKey: "counted")
+        let multi = try archiver.encodedData
+        try save("values-multi-top", multi)
+        // The same keys in XML, which lists them sorted.
+        try save("values-multi-top-xml", Data(try PlistReader().read(multi).bytes(format: .xml)))
     }
 
     /// Archives of earlier (and later) versions of the versioned models, so that decoding starts on the migration path.
