@@ -3,9 +3,11 @@ import FuzzSupport
 import KeyedArchive
 import PropertyList
 
-// Opens the input as a keyed archive and decodes every top-level key as `Any`, `[String: Any]`
-// and the model zoo (FuzzRoot, [FuzzAnimal], FuzzNode, FuzzShape..., and the versioned models, with
-// default options and with allowsNewerVersions + collectsReport). Invariants: only
+// Opens the input as a keyed archive and decodes every top-level key as `Any`, `[String: Any]`,
+// the model zoo (FuzzRoot, [FuzzAnimal], FuzzNode, FuzzShape..., and the versioned models, with
+// default options and with allowsNewerVersions + collectsReport) and Foundation's value types
+// (IndexSet, IndexPath, NSRange, Range<Int>, CGRect, TimeZone, Calendar, Locale,
+// Measurement<UnitLength>, Notification, NSCountedSet). Invariants: only
 // ArchiveError is thrown; whatever decodes re-archives, decodes again, and re-archives to
 // the same bytes.
 
@@ -39,6 +41,20 @@ public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
         Zoo.exercise(FuzzAddress.self, forKey: key, from: data, label: "FuzzAddress[\(key)]")
         Zoo.exercise(Set<String>.self, forKey: key, from: data, label: "Set<String>[\(key)]")
         Zoo.exercise([Int: [String?]].self, forKey: key, from: data, label: "[Int: [String?]][\(key)]")
+        // Foundation's value classes as typed fields (through `Any` they decode above). Not
+        // NSAttributedString or NSMutableAttributedString: Foundation on Linux leaks every
+        // NSAttributedString it builds, so LeakSanitizer would report Foundation's own leak.
+        Zoo.exercise(IndexSet.self, forKey: key, from: data, label: "IndexSet[\(key)]")
+        Zoo.exercise(IndexPath.self, forKey: key, from: data, label: "IndexPath[\(key)]")
+        Zoo.exercise(NSRange.self, forKey: key, from: data, label: "NSRange[\(key)]")
+        Zoo.exercise(Range<Int>.self, forKey: key, from: data, label: "Range<Int>[\(key)]")
+        Zoo.exercise(CGRect.self, forKey: key, from: data, label: "CGRect[\(key)]")
+        Zoo.exercise(TimeZone.self, forKey: key, from: data, label: "TimeZone[\(key)]")
+        Zoo.exercise(Calendar.self, forKey: key, from: data, label: "Calendar[\(key)]")
+        Zoo.exercise(Locale.self, forKey: key, from: data, label: "Locale[\(key)]")
+        Zoo.exercise(Measurement<UnitLength>.self, forKey: key, from: data, label: "Measurement<UnitLength>[\(key)]")
+        Zoo.exercise(Notification.self, forKey: key, from: data, label: "Notification[\(key)]")
+        Zoo.exercise(NSCountedSet.self, forKey: key, from: data, label: "NSCountedSet[\(key)]")
         // Versioned models: with default options, then with allowsNewerVersions + collectsReport.
         Zoo.exerciseVersioned(FuzzItem.self, forKey: key, from: data, label: "FuzzItem[\(key)]")
         Zoo.exerciseVersioned([FuzzItem].self, forKey: key, from: data, label: "[FuzzItem][\(key)]")

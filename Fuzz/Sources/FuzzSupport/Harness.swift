@@ -182,6 +182,11 @@ public enum Zoo {
                 if let node = box.node { stack.append(node) }
             case let box as FuzzOldBox:
                 if let node = box.node { stack.append(node) }
+            case let note as Notification:
+                if let object = note.object { stack.append(object) }
+                if let info = note.userInfo { stack.append(contentsOf: Array(info.values)) }
+            case let set as NSCountedSet:
+                stack.append(contentsOf: set.allObjects)
             case let array as [Any]:
                 stack.append(contentsOf: array)
             case let dict as [String: Any]:
