@@ -9,10 +9,11 @@ import Glibc
 
 // Opens the input as an ArchiveFile, decodes its keys, sets a key and writes the file again
 // (which copies the other keys' objects out of the hostile input). Invariants: only
-// ArchiveError is thrown; what decodes as `Any` re-archives; a rewritten file opens, has every
-// key it had plus the new one, and every kept key reads back as it read from the input: the
-// same value (compared by its DecodedValueDescription) or an error of the same code, and as
-// FuzzRoot the same re-archived bytes.
+// ArchiveError is thrown; what decodes as `Any` re-archives; a rewritten file opens, is in the
+// input's format, has every key it had plus the new one (in the order set for a binary file,
+// sorted for an XML one, as ArchiveFile documents), and every kept key reads back as it read
+// from the input: the same value (compared by its DecodedValueDescription) or an error of the
+// same code, and as FuzzRoot the same re-archived bytes.
 
 /// How many of the input's keys are decoded and compared (each one costs a few decodes).
 private let keyLimit = 64
@@ -112,9 +113,19 @@ public func fuzzArchiveFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     } catch {
         fuzzFail("a rewritten ArchiveFile does not open: \(error)")
     }
+    // ArchiveFile's promises on keys and format: `keys` are those read, then a new key set; the
+    // file is written in the format it was read in; read back, a binary file's keys are in that
+    // order, an XML file's sorted by UTF-16 code units (Apple's writer sorts every dictionary).
     let expectedKeys = file.keys.contains("fuzz.added") ? file.keys : file.keys + ["fuzz.added"]
-    guard reread.keys == expectedKeys else {
-        fuzzFail("the rewritten file has the keys \(reread.keys), expected \(expectedKeys)")
+    guard edited.keys == expectedKeys else {
+        fuzzFail("after setting a key the file has the keys \(edited.keys), expected \(expectedKeys)")
+    }
+    guard PlistFormat(of: rewritten) == file.format, reread.format == file.format else {
+        fuzzFail("a file read as \(file.format) was written as \(PlistFormat(of: rewritten).map(String.init(describing:)) ?? "neither format")")
+    }
+    let expectedOrder = file.format == .xml ? expectedKeys.sorted { $0.utf16.lexicographicallyPrecedes($1.utf16) } : expectedKeys
+    guard reread.keys == expectedOrder else {
+        fuzzFail("the rewritten \(file.format) file has the keys \(reread.keys), expected \(expectedOrder)")
     }
     do {
         let added = try reread.decode(FuzzAddress.self, forKey: "fuzz.added")
