@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Usage: Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
+#        Fuzz/run.sh TARGET replay FILE-OR-DIRECTORY...
 #   TARGET: FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile | FuzzXMLPlistReader
 # Builds the fuzzers (release, libFuzzer + AddressSanitizer), seeds a scratch corpus in
 # Fuzz/.corpus/TARGET from Fixtures/, ../shared/fixtures and Fixtures/fuzz-regressions (plus
@@ -10,19 +11,48 @@
 # leaves behind as a failure, since a decode that fails releases everything it made and the harness
 # breaks the cycles of the models that decode; nothing is suppressed, unlike the test suite's
 # Scripts/lsan.supp, whose entries the fuzzers never reach).
+# Leak detection is turned off by DETECT_LEAKS=0 and nothing else: `detect_leaks=$DETECT_LEAKS` is
+# appended to any ASAN_OPTIONS and LSAN_OPTIONS given (the last setting wins), and a -detect_leaks
+# flag among the extra libFuzzer flags is refused. Other ASAN_OPTIONS are kept.
+# `replay` runs each file given, and each file under each directory given, once through TARGET
+# (libFuzzer -runs=0, whole files, no max_len), each in a process of its own with the same
+# sanitizer options, so a crash does not hide the files after it and LeakSanitizer's report at exit
+# names the file that leaked; it prints one line a file and exits 1 if any failed (their output is
+# in Fuzz/.logs/replay-TARGET-*/). E.g. `Fuzz/run.sh FuzzKeyedUnarchiver replay Fuzz/.artifacts/FuzzKeyedUnarchiver`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-target="${1:?usage: run.sh TARGET SECONDS}"
-seconds="${2:?usage: run.sh TARGET SECONDS}"
+target="${1:?usage: run.sh TARGET SECONDS | run.sh TARGET replay PATH...}"
+seconds="${2:?usage: run.sh TARGET SECONDS | run.sh TARGET replay PATH...}"
 shift 2
 case "$target" in
 FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile | FuzzXMLPlistReader) ;;
 *) echo "unknown target $target (FuzzPlistReader, FuzzKeyedUnarchiver, FuzzArchiveFile, FuzzXMLPlistReader)" >&2; exit 2 ;;
 esac
+if [[ "$seconds" == replay ]]; then
+    [[ $# -gt 0 ]] || { echo "usage: run.sh $target replay FILE-OR-DIRECTORY..." >&2; exit 2; }
+    paths=()
+    for path in "$@"; do paths+=("$(realpath -m -- "$path")"); done  # before the cd below
+elif ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
+    echo "SECONDS must be a number of seconds, or \"replay\" (got \"$seconds\")" >&2; exit 2
+fi
 export SWIFT_BACKTRACE=enable=no
 detect_leaks="${DETECT_LEAKS:-1}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=$detect_leaks:detect_stack_use_after_return=0}"
+case "$detect_leaks" in
+0 | 1) ;;
+*) echo "DETECT_LEAKS must be 0 or 1 (got \"$detect_leaks\")" >&2; exit 2 ;;
+esac
+if [[ "$seconds" != replay ]]; then
+    for flag in "$@"; do
+        case "$flag" in
+        -detect_leaks=*) echo "set DETECT_LEAKS=0 or 1 rather than passing $flag" >&2; exit 2 ;;
+        esac
+    done
+fi
+# Sanitizer options: later settings override earlier ones, and LSAN_OPTIONS is read after
+# ASAN_OPTIONS; detect_leaks goes last in both, so neither can drop leak detection unnoticed.
+export ASAN_OPTIONS="detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}:detect_leaks=$detect_leaks"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}detect_leaks=$detect_leaks"
 nice_level="${NICE:-10}"
 cd "$here"
 # SwiftPM passes `-sanitize=fuzzer` and `-sanitize=address` as two options, in an order that
@@ -43,10 +73,44 @@ if ! nm -u "$bin_path/PropertyList.build/BPlistDocument.swift.o" | grep -q __asa
     echo "the library was built without AddressSanitizer checks (-sanitize=address was dropped); rebuild" >&2; exit 3
 fi
 
+logs="$here/.logs"
+if [[ "$seconds" == replay ]]; then
+    files=()
+    for path in "${paths[@]}"; do
+        if [[ -d "$path" ]]; then
+            while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$path" -type f -print0 | sort -z)
+        elif [[ -f "$path" ]]; then
+            files+=("$path")
+        else
+            echo "$path is neither a file nor a directory" >&2; exit 2
+        fi
+    done
+    out="$logs/replay-$target-$(date +%Y%m%d-%H%M%S)"
+    mkdir -p "$out"
+    echo "replaying ${#files[@]} file(s) through $target (detect_leaks=$detect_leaks); output of failures in $out"
+    failed=0
+    for f in "${files[@]}"; do
+        log="$out/$(basename "$f").log"
+        set +e
+        nice -n "$nice_level" "$binary" -runs=0 -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 "$f" >"$log" 2>&1
+        status=$?
+        set -e
+        if [[ $status -eq 0 ]]; then
+            rm -f "$log"
+            continue
+        fi
+        failed=$((failed + 1))
+        summary="$(grep -m1 -E '^(SUMMARY|FUZZ INVARIANT VIOLATED|==[0-9]+== ?ERROR)' "$log" || tail -n 1 "$log")"
+        echo "FAIL ($status) $f: $summary"
+    done
+    echo "$failed of ${#files[@]} file(s) failed"
+    [[ $failed -eq 0 ]]
+    exit
+fi
+
 corpus="$here/.corpus/$target"
 seeds="$here/.seeds/$target"
 artifacts="$here/.artifacts/$target"
-logs="$here/.logs"
 mkdir -p "$corpus" "$seeds" "$artifacts" "$logs"
 rm -rf "$seeds" && mkdir -p "$seeds"
 # The XML target's seeds are made from the others': they are collected in $collected first.
@@ -66,10 +130,12 @@ for dir in "$root/Fixtures" "$root/../shared/fixtures"; do
             cp "$f" "$collected/$name" && chmod u+w "$collected/$name"
         done
 done
+# The seed writers are not under test (and archive NSAttributedStrings, which Foundation leaks).
+unchecked=(env ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" LSAN_OPTIONS="$LSAN_OPTIONS:detect_leaks=0")
 case "$target" in
 FuzzPlistReader | FuzzXMLPlistReader)
-    FUZZ_WRITE_SEEDS="$collected" "$(dirname "$binary")/FuzzKeyedUnarchiver" >/dev/null 2>&1 || true ;;
-*) FUZZ_WRITE_SEEDS="$seeds" "$binary" >/dev/null 2>&1 || true ;;
+    "${unchecked[@]}" FUZZ_WRITE_SEEDS="$collected" "$(dirname "$binary")/FuzzKeyedUnarchiver" >/dev/null 2>&1 || true ;;
+*) "${unchecked[@]}" FUZZ_WRITE_SEEDS="$seeds" "$binary" >/dev/null 2>&1 || true ;;
 esac
 if [[ "$target" == FuzzXMLPlistReader ]]; then
     # Also every file of any name under ../shared/fixtures that starts as XML does.
@@ -85,7 +151,7 @@ if [[ "$target" == FuzzXMLPlistReader ]]; then
     fi
     # The XML files among them as they are, and the XML form of the binary property lists and
     # archives (those the writer takes: no null, set or UID of 2^32 or more).
-    ASAN_OPTIONS="detect_leaks=0" FUZZ_XML_SEEDS_FROM="$collected" FUZZ_WRITE_SEEDS="$seeds" "$binary"
+    "${unchecked[@]}" FUZZ_XML_SEEDS_FROM="$collected" FUZZ_WRITE_SEEDS="$seeds" "$binary"
     rm -rf "$collected"
 fi
 
