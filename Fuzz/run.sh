@@ -3,9 +3,11 @@
 #        Fuzz/run.sh TARGET replay FILE-OR-DIRECTORY...
 #   TARGET: FuzzPlistReader | FuzzKeyedUnarchiver | FuzzArchiveFile | FuzzXMLPlistReader
 # Builds the fuzzers (release, libFuzzer + AddressSanitizer), seeds a scratch corpus in
-# Fuzz/.corpus/TARGET from Fixtures/, ../shared/fixtures and Fixtures/fuzz-regressions (plus
-# generated zoo archives; for FuzzXMLPlistReader, the XML files among them and the XML form of the
-# binary ones), and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
+# Fuzz/.corpus/TARGET from every file under Fixtures/ and ../shared/fixtures, in any folder (a new
+# fixture folder seeds without a change here) except .json, .md, .txt and .swift files and files of
+# 1 MiB or more (libFuzzer reads only the first -max_len=65536 bytes of a seed), plus generated zoo
+# archives (for FuzzXMLPlistReader, the XML files among them and the XML form of the binary ones),
+# and fuzzes for SECONDS. Crashes, timeouts and out-of-memory inputs
 # land in Fuzz/.artifacts/TARGET/; the log in Fuzz/.logs/. Environment: JOBS (parallel jobs, default 1),
 # NICE (default 10), SKIP_BUILD=1, DETECT_LEAKS (default 1: LeakSanitizer reports any memory an input
 # leaves behind as a failure, since a decode that fails releases everything it made and the harness
