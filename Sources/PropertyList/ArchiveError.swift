@@ -113,7 +113,10 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// - Parameter component: A field name or key (joined with a `.`), or a subscript such as
     ///   `[3]` (joined as it is).
     /// - Returns: The error with the longer key path; its code, reason and place are unchanged.
+    /// A component longer than ``quotedLength`` characters (a key from an input) is cut to its
+    /// first ones, "…" and its length.
     public func prependingKeyPath(_ component: String) -> ArchiveError {
+        let component = ArchiveError.bounded(component)
         let path: String
         if let keyPath, !keyPath.isEmpty {
             path = keyPath.hasPrefix("[") ? component + keyPath : component + "." + keyPath

@@ -35,8 +35,9 @@ public enum PlistFormat: Sendable, Hashable, CaseIterable, CustomStringConvertib
     }
 
     package static func detect(_ bytes: UnsafeRawBufferPointer) -> PlistFormat? {
+        // A binary header, or as much of one as a file cut short holds.
         let header: [UInt8] = Array("bplist".utf8)
-        if bytes.count >= header.count, bytes.prefix(header.count).elementsEqual(header) { return .binary }
+        if !bytes.isEmpty, bytes.prefix(header.count).elementsEqual(header.prefix(bytes.count)) { return .binary }
         var i = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
         if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return .xml }

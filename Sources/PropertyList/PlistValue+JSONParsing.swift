@@ -205,12 +205,12 @@ private struct PlistJSONParser {
             var dict = PlistDictionary()
             for (key, element) in members {
                 guard dict.appendNew(key: key, value: try plistValue(from: element, at: "\(path).\(key)")) else {
-                    throw bad("the key \"\(key)\" appears twice")
+                    throw bad("the key \(quoted: key) appears twice")
                 }
             }
             return .dict(dict)
         default:
-            throw bad("unknown tag \"\(tag)\" or a body of the wrong kind")
+            throw bad("unknown tag \(quoted: tag) or a body of the wrong kind")
         }
     }
 }

@@ -38,16 +38,16 @@ struct ReaderTruncationTests {
         }
     }
 
-    /// Checks `bytes` cut at each length: 8 bytes or more (the whole header) fail with `.truncated`
-    /// and a reason that says so; fewer cannot be told from any other short file and fail with
-    /// `.notPropertyList`. Returns how many cuts were checked.
+    /// Checks `bytes` cut at each length: any cut, inside the 8-byte header too, fails with
+    /// `.truncated` and a reason that says so (nothing at all is `.notPropertyList`). Returns how
+    /// many cuts were checked.
     static func expectEveryCutTruncated(_ bytes: [UInt8], lengths: [Int], name: String) -> Int {
         for length in lengths {
             guard let error = error(readingPrefix: length, of: bytes) else {
                 Issue.record("\(name) cut at \(length) bytes reads")
                 continue
             }
-            if length < 8 {
+            if length == 0 {
                 #expect(error.code == .notPropertyList, "\(name) cut at \(length): \(error)")
                 continue
             }

@@ -36,8 +36,9 @@
 
     /// Validates the header, trailer and offset table.
     ///
-    /// - Throws: `ArchiveError` with `.notPropertyList`, `.truncated` (fewer than 41 bytes, or
-    ///   last 32 bytes that are not a trailer), `.invalidTrailer` (a trailer with a bad field),
+    /// - Throws: `ArchiveError` with `.notPropertyList` (empty, or not starting as `bplist00`
+    ///   does), `.truncated` (1 to 40 bytes that start as `bplist00` does, or last 32 bytes that
+    ///   are not a trailer), `.invalidTrailer` (a trailer with a bad field),
     ///   `.invalidOffset` or `.sizeLimit` (more objects than `maximumObjectCount`).
     package init(
         bytes: UnsafeRawBufferPointer, maximumObjectCount: Int,
@@ -53,12 +54,13 @@
             throw ArchiveError(
                 .notPropertyList, reason: "the data does not start with the header \"bplist00\"", byteOffset: i)
         }
+        // Input that starts as the header does, however little of it, is a file cut short.
         guard length >= BPlistFormat.headerSize + 1 + BPlistFormat.trailerSize else {
             throw ArchiveError(
-                length >= headerLength && headerLength == header.count ? .truncated : .notPropertyList,
-                reason: headerLength == header.count
+                length > 0 ? .truncated : .notPropertyList,
+                reason: length > 0
                     ? "the file is truncated: \(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)"
-                    : "\(length) bytes are too few for a binary property list (at least 41: header, one object, trailer)",
+                    : "the input is empty",
                 byteOffset: length)
         }
         let trailer = length - BPlistFormat.trailerSize

@@ -200,7 +200,7 @@ private struct Materializer {
                 }
                 guard stamps[id] != dictSerial else {
                     throw ArchiveError(
-                        .invalidKey, reason: "the dictionary has the key \"\(key)\" twice",
+                        .invalidKey, reason: "the dictionary has the key \(quoted: key) twice",
                         byteOffset: object.payload + i * document.refSize, objectIndex: index)
                 }
                 stamps[id] = dictSerial

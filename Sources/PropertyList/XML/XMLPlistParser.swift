@@ -123,7 +123,7 @@ struct XMLPlistParser {
                 let name = slice(i + 1, stop).lowercased()
                 guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name) else {
                     throw failure(
-                        .notPropertyList, "the XML declaration names the encoding \"\(name)\"; this reader reads UTF-8 only",
+                        .notPropertyList, "the XML declaration names the encoding \(quoted: name); this reader reads UTF-8 only",
                         at: start)
                 }
             }
@@ -336,7 +336,7 @@ struct XMLPlistParser {
                 throw failure(.invalidXML, "a < is not followed by an element name", at: start)
             }
             throw failure(
-                .invalidXML, "<\(slice(nameStart, position))> is not an element of property lists", at: start)
+                .invalidXML, "<\(input: slice(nameStart, position))> is not an element of property lists", at: start)
         }
         if tag == .plist {
             throw failure(.invalidXML, "a <plist> element stands inside another", at: start)
@@ -376,7 +376,7 @@ struct XMLPlistParser {
             if position == end { throw unclosed(tag, at: start) }
             throw failure(
                 .invalidXML,
-                "</\(slice(nameStart, position))> closes the <\(tag.name)> opened at \(place(start)); </\(tag.name)> is expected",
+                "</\(input: slice(nameStart, position))> closes the <\(tag.name)> opened at \(place(start)); </\(tag.name)> is expected",
                 at: closeStart)
         }
         skipSpace()
@@ -520,17 +520,17 @@ struct XMLPlistParser {
             guard name.hasPrefix("#") else {
                 throw failure(
                     .invalidXML,
-                    "the entity &\(name); is not one of the five XML defines (&lt; &gt; &amp; &quot; &apos;), and a property list declares none",
+                    "the entity &\(input: name); is not one of the five XML defines (&lt; &gt; &amp; &quot; &apos;), and a property list declares none",
                     at: start)
             }
             let isHex = name.hasPrefix("#x")
             let digits = name.dropFirst(isHex ? 2 : 1)
             guard !digits.isEmpty, let number = UInt32(digits, radix: isHex ? 16 : 10) else {
-                throw failure(.invalidXML, "the character reference &\(name); is malformed", at: start)
+                throw failure(.invalidXML, "the character reference &\(input: name); is malformed", at: start)
             }
             guard let scalar = Unicode.Scalar(number), number != 0 else {
                 throw failure(
-                    .invalidString, "the character reference &\(name); names no Unicode scalar (a lone surrogate, zero or beyond U+10FFFF)",
+                    .invalidString, "the character reference &\(input: name); names no Unicode scalar (a lone surrogate, zero or beyond U+10FFFF)",
                     at: start)
             }
             scratch.append(contentsOf: UTF8.encode(scalar)!)
@@ -866,8 +866,24 @@ struct XMLPlistParser {
         return "line \(line), column \(column)"
     }
 
+    /// An error at `offset`. Malformed XML found where the text ran out (see
+    /// ``endsUnclosed(after:)``) is a file cut short: `.truncated`, whatever it would have been
+    /// had more text followed.
+    /// Whether the text is XML cut short at `offset`: it starts as XML does, no tag ends after
+    /// `offset`, and the root element is never closed. (Called on the way to an error only.)
+    private func endsUnclosed(after offset: Int) -> Bool {
+        guard let first = bytes.firstIndex(where: { !Self.isSpace($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }), bytes[first] == UInt8(ascii: "<"),
+            !bytes[min(max(offset, 0), end)..<end].contains(UInt8(ascii: ">"))
+        else { return false }
+        let close = Array("</plist>".utf8)
+        return !(0..<max(0, end - close.count + 1)).contains { i in (0..<close.count).allSatisfy { bytes[i + $0] == close[$0] } }
+    }
+
     private func failure(_ code: ArchiveError.Code, _ reason: String, at offset: Int) -> ArchiveError {
         let (line, column) = TextPosition.lineAndColumn(of: offset, in: bytes)
-        return ArchiveError(code, reason: reason, line: line, column: column, byteOffset: offset)
+        let cut = [.invalidXML, .notPropertyList, .invalidString, .invalidKey].contains(code) && endsUnclosed(after: offset)
+        return ArchiveError(
+            cut ? .truncated : code, reason: cut ? reason + " (the text ends here: it was cut short)" : reason,
+            line: line, column: column, byteOffset: offset)
     }
 }
