@@ -159,7 +159,7 @@ public struct ArchiveFile {
             return try pending.snapshot().unarchiver.decode(type, forKey: key)
         }
         guard let base, baseKeys.contains(key) else {
-            throw ArchiveError(.keyNotFound, reason: "the file has no key \"\(key)\" (it has \(keys))", keyPath: key)
+            throw ArchiveError(.keyNotFound, reason: "the file has no key \(quoted: key) (it has \(input: "\(keys)"))", keyPath: key)
         }
         return try base.unarchiver.decode(type, forKey: key)
     }
@@ -244,7 +244,7 @@ extension KeyedArchiver {
         for key in keys {
             guard case .uid(let old)? = top[key] else {
                 throw ArchiveError(
-                    .invalidArchive, reason: "the $top entry \"\(key)\" is not a UID, so it cannot be carried over to the new file",
+                    .invalidArchive, reason: "the $top entry \(quoted: key) is not a UID, so it cannot be carried over to the new file",
                     keyPath: key)
             }
             guard old < UInt64(objects.count) else {

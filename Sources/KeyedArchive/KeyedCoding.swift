@@ -128,7 +128,7 @@ public struct KeyedDecodingCoder {
         guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else {
             if let optional = coder as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
             throw ArchiveError(
-                .keyNotFound, reason: "the object has no value for the key \"\(key)\"",
+                .keyNotFound, reason: "the object has no value for the key \(quoted: key)",
                 byteOffset: dict.object.offset, objectIndex: dict.index, keyPath: key)
         }
         return try withKeyPath(key) { try coder.decode(reference, core) }

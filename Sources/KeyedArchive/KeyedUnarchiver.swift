@@ -23,6 +23,11 @@ public final class KeyedUnarchiver {
         /// The most objects decoded in total, counting a shared value once per place it is
         /// decoded. Default 16,777,216; fails with `.sizeLimit`.
         public var maximumDecodedObjects = 1 << 24
+        /// The most the counts of the `NSCountedSet` objects one decode builds may add up to
+        /// (Foundation's counted set takes each count one `add` at a time). A set read as a
+        /// `Set` or an array, which keeps its distinct elements only, counts nothing here.
+        /// Default 1,048,576; fails with `.sizeLimit`.
+        public var maximumCountedSetCounts = 1 << 20
         /// The most objects the property list may declare. Default 16,777,216.
         public var maximumObjectCount = 1 << 24
         /// The largest archive accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
@@ -89,7 +94,7 @@ public final class KeyedUnarchiver {
     private static func decode<T>(_ type: T.Type, forKey key: String, from core: UnarchiverCore) throws -> T {
         guard let entry = core.top.first(where: { $0.key == key }) else {
             throw ArchiveError(
-                .keyNotFound, reason: "the archive has no top-level key \"\(key)\" (it has \(core.top.map(\.key)))", keyPath: key)
+                .keyNotFound, reason: "the archive has no top-level key \(quoted: key) (it has \(input: "\(core.top.map(\.key))"))", keyPath: key)
         }
         if let reporter = core.reporter {
             reporter.topKey = key

@@ -108,12 +108,10 @@ struct CorelibsFixtureArchiveTests {
 
     @Test("NSAttributedString and NSMutableAttributedString keep their runs", arguments: ["NSAttributedString", "NSMutableAttributedString"])
     func attributedStrings(name: String) throws {
-        let string = try #require(try Self.any(name) as? NSAttributedString)
-        #expect(string.string == "0123456789" && (string is NSMutableAttributedString) == (name == "NSMutableAttributedString"))
-        var runs: [String] = []
-        string.enumerateAttributes(in: NSRange(location: 0, length: string.length)) { attributes, range, _ in
-            let text = attributes.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")
-            runs.append("\(range.location)+\(range.length)[\(text)]")
+        let string = try #require(try Self.any(name) as? ArchivedAttributedString)
+        #expect(string.string == "0123456789" && string.isMutable == (name == "NSMutableAttributedString"))
+        let runs = string.runs.map { run in
+            "\(run.range.location)+\(run.range.length)[\(run.attributes.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ","))]"
         }
         #expect(runs == ["0+1[]", "1+1[Font=Helvetica,Size=123]", "2+4[Font=Times,Size=456]", "6+2[Font=Helvetica,Size=123]", "8+1[Font=Times,Size=456]", "9+1[]"])
     }

@@ -83,7 +83,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func keyNotFound(_ key: Key) -> ArchiveError {
         ArchiveError(
             .keyNotFound,
-            reason: "\(owner) has no value for the key \"\(key.stringValue)\"; decode it with decodeIfPresent (an optional property) to read archives without it",
+            reason: "\(owner) has no value for the key \(quoted: key.stringValue); decode it with decodeIfPresent (an optional property) to read archives without it",
             byteOffset: dict.object.offset, objectIndex: dict.index)
     }
 
@@ -229,7 +229,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try withCodingPath(path, below: base, appending: key) {
             guard let (core, reference, set) = try located(key) else {
                 throw ArchiveError(
-                    .keyNotFound, reason: "\(owner) has no value for the key \"\(key.stringValue)\" that superDecoder() reads",
+                    .keyNotFound, reason: "\(owner) has no value for the key \(quoted: key.stringValue) that superDecoder() reads",
                     byteOffset: dict.object.offset, objectIndex: dict.index)
             }
             return CodableDecoder.superDecoder(

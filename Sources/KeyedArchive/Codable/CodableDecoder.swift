@@ -138,7 +138,7 @@ extension UnarchiverCore {
 
     /// The object of a keyed container: a coded object of class `className`.
     func codableObject(_ reference: Int, className: String, owner: String, isValue: Bool, chain: ObjectChain?) throws -> ObjectDict {
-        let expected = isValue ? "an object of type \(owner)" : "a keyed container (class \(className))"
+        let expected = isValue ? "an object of type \(owner)" : "a keyed container (class \(input: className))"
         let uid: Int, object: ArchiveGraph.Object, index: Int
         switch try target(reference) {
         case .null:
@@ -155,11 +155,11 @@ extension UnarchiverCore {
             if isValue, !foundationClassNames.contains(description.name) {
                 throw ArchiveError(
                     .unknownClass,
-                    reason: "the archive holds class \(description.name) where \(owner) was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
+                    reason: "the archive holds class \(input: description.name) where \(owner) was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
                     byteOffset: object.offset, objectIndex: index)
             }
             throw ArchiveError(
-                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
+                .typeMismatch, reason: "expected \(expected), found an object of class \(input: description.name)",
                 byteOffset: object.offset, objectIndex: index)
         }
         try enterNested(dict, owner, chain: chain)

@@ -11,7 +11,9 @@ package extension ArchiveFormat {
     static let linearConverterClass = "NSUnitConverterLinear"
     static let reciprocalConverterClass = "NSUnitConverterReciprocal"
     static let converterClass = "NSUnitConverter"
-    static let attributedStringClasses: Set<String> = ["NSAttributedString", "NSMutableAttributedString"]
+    static let attributedStringClass = "NSAttributedString"
+    static let mutableAttributedStringClass = "NSMutableAttributedString"
+    static let attributedStringClasses: Set<String> = [attributedStringClass, mutableAttributedStringClass]
     static let notificationClass = "NSNotification"
 
     static let measurementValueField = "NS.value"
@@ -50,8 +52,7 @@ extension UnarchiverCore {
         case ArchiveFormat.measurementClass: try decodeMeasurement(reference)
         case ArchiveFormat.countedSetClass: try CountedSetCoder<NSCountedSet>().decode(reference, self)
         case ArchiveFormat.notificationClass: try NotificationCoder().decode(reference, self)
-        case "NSMutableAttributedString": try AttributedStringCoder<NSMutableAttributedString>().decode(reference, self)
-        case "NSAttributedString": try AttributedStringCoder<NSAttributedString>().decode(reference, self)
+        case _ where ArchiveFormat.attributedStringClasses.contains(name): try archivedAttributedString(reference).0
         default: nil
         }
     }
@@ -183,7 +184,7 @@ extension ArchiverCore {
             } else {
                 throw ArchiveError(
                     .notArchivable,
-                    reason: "the converter of the unit \"\(unit.symbol)\" (\(String(reflecting: type(of: converter)))) is neither linear nor reciprocal, so it has no archived layout")
+                    reason: "the converter of the unit \(quoted: unit.symbol) (\(String(reflecting: type(of: converter)))) is neither linear nor reciprocal, so it has no archived layout")
             }
         }
         return foundationObject(className: className, classes: [className, ArchiveFormat.converterClass, ArchiveFormat.rootClass], fields: fields)
@@ -223,13 +224,13 @@ extension UnarchiverCore {
         let expected = FoundationUnits.name(of: U.self)
         guard U.self == Unit.self || description.name == expected || description.classes.contains(expected) else {
             throw ArchiveError(
-                .typeMismatch, reason: "expected a unit of class \(expected) (\(String(reflecting: U.self))), found \(description.name)",
+                .typeMismatch, reason: "expected a unit of class \(expected) (\(String(reflecting: U.self))), found \(input: description.name)",
                 byteOffset: graph.offset(of: reference), objectIndex: reference)
         }
         if let dimensionType = U.self as? Dimension.Type {
             guard let converter else {
                 throw ArchiveError(
-                    .keyNotFound, reason: "the unit \"\(symbol)\" of class \(description.name) has no NS.converter",
+                    .keyNotFound, reason: "the unit \(quoted: symbol) of class \(input: description.name) has no NS.converter",
                     byteOffset: graph.offset(of: reference), objectIndex: reference)
             }
             return dimensionType.init(symbol: symbol, converter: converter) as! U
@@ -278,129 +279,188 @@ final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.countedSetClass], expected: "a counted set")
-        let set = try unarchiver.decodingValue(dict) {
-            let count = try unarchiver.field(dict, ArchiveFormat.countField, IntegerCoder<Int>())
-            let objects = try unarchiver.graph.numberedFields(of: dict, prefix: ArchiveFormat.countedObjectPrefix)
-            let counts = try unarchiver.graph.numberedFields(of: dict, prefix: ArchiveFormat.countedCountPrefix)
-            guard count >= 0, objects.count == count, counts.count == count else {
-                throw unarchiver.invalid(dict, "NS.count is \(count) but there are \(objects.count) NS.object<i> and \(counts.count) NS.count<i> entries")
-            }
-            let set = NSCountedSet()
-            for i in 0..<count {
-                let element = try withKeyPath("\(ArchiveFormat.countedObjectPrefix)\(i)") { try unarchiver.decodeAny(objects[i]) }
-                let times = try withKeyPath("\(ArchiveFormat.countedCountPrefix)\(i)") { try IntegerCoder<Int>().decode(counts[i], unarchiver) }
-                guard times >= 1 else { throw unarchiver.invalid(dict, "NS.count\(i) \(times) is not a positive count") }
-                // NSCountedSet adds one at a time: the counts are held to the decoding budget.
-                unarchiver.decodedCount += times
-                guard unarchiver.decodedCount <= unarchiver.options.maximumDecodedObjects else {
-                    throw ArchiveError(
-                        .sizeLimit, reason: "the counted set's counts add up to more than \(unarchiver.options.maximumDecodedObjects) decoded values (raise maximumDecodedObjects to read it)",
-                        byteOffset: dict.object.offset, objectIndex: dict.index)
-                }
-                let object = element as AnyObject
-                for _ in 0..<times { set.add(object) }
-            }
-            return set
-        }
+        // One set per archived object, however often it is referenced, as Foundation's unarchiver gives.
+        let set = try unarchiver.reusingValue(of: dict, as: NSCountedSet.self, keepsFirst: true) { try unarchiver.decodingValue(dict) { try unarchiver.countedSet(dict) } }
         guard let typed = set as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
         return typed
     }
 }
 
+extension UnarchiverCore {
+    fileprivate func countedSet(_ dict: ObjectDict) throws -> NSCountedSet {
+        let count = try field(dict, ArchiveFormat.countField, IntegerCoder<Int>())
+        let objects = try graph.numberedFields(of: dict, prefix: ArchiveFormat.countedObjectPrefix)
+        let counts = try graph.numberedFields(of: dict, prefix: ArchiveFormat.countedCountPrefix)
+        guard count >= 0, objects.count == count, counts.count == count else {
+            throw invalid(dict, "NS.count is \(count) but there are \(objects.count) NS.object<i> and \(counts.count) NS.count<i> entries")
+        }
+        // Every count is read and charged before the first element is decoded or added.
+        var times: [Int] = []
+        times.reserveCapacity(count)
+        for i in 0..<count {
+            let n = try withKeyPath("\(ArchiveFormat.countedCountPrefix)\(i)") { try IntegerCoder<Int>().decode(counts[i], self) }
+            guard n >= 1 else { throw invalid(dict, "NS.count\(i) \(n) is not a positive count") }
+            let (sum, overflow) = countedSetCounts.addingReportingOverflow(n)
+            guard !overflow, sum <= options.maximumCountedSetCounts else {
+                throw ArchiveError(
+                    .sizeLimit,
+                    reason: "the counts of the archive's counted sets add up to more than \(options.maximumCountedSetCounts) (raise maximumCountedSetCounts to read it)",
+                    byteOffset: dict.object.offset, objectIndex: dict.index)
+            }
+            countedSetCounts = sum
+            times.append(n)
+        }
+        let set = NSCountedSet()
+        for i in 0..<count {
+            let element = try withKeyPath("\(ArchiveFormat.countedObjectPrefix)\(i)") { try decodeAny(objects[i]) } as AnyObject
+            for _ in 0..<times[i] { set.add(element) }
+        }
+        return set
+    }
+}
+
 // MARK: NSAttributedString
 
-/// `NSAttributedString`: `NSString`, `NSAttributes` (one attribute dictionary, or an array of
-/// them) and `NSAttributeInfo`, packed pairs of a run's length (in UTF-16 code units) and the
-/// index of its attributes. A string with one run (or none) has no `NSAttributeInfo`.
+/// `NSAttributedString` and ``ArchivedAttributedString``: `NSString`, `NSAttributes` (one
+/// attribute dictionary, or an array of them) and `NSAttributeInfo`, packed pairs of a run's
+/// length (in UTF-16 code units) and the index of its attributes. A string with one run (or
+/// none) has no `NSAttributeInfo`.
+///
+/// Decoding reads and checks everything into an ``ArchivedAttributedString`` first; Foundation's
+/// class is built from it only for a field of that class (Foundation on Linux leaks every one it
+/// builds), with the work charged to the decoding budget before it is done.
 final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let string = value as! NSAttributedString
+        let archived = value as? ArchivedAttributedString ?? ArchivedAttributedString(value as! NSAttributedString)
+        return try archiver.attributedString(archived)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+        let (archived, dict) = try unarchiver.archivedAttributedString(reference)
+        if let value = archived as? T { return value }
+        // One object per archived object, however often it is referenced, as Foundation's unarchiver gives.
+        let object = try unarchiver.reusingValue(of: dict, as: T.self, keepsFirst: true) {
+            // Setting a run's attributes costs as much as they have entries.
+            var work = 0
+            for run in archived.runs {
+                let (sum, overflow) = work.addingReportingOverflow(run.attributes.count + 1)
+                work = overflow ? Int.max : sum
+            }
+            try unarchiver.charge(work, for: dict)
+            var made = archived
+            made.isMutable = T.self is NSMutableAttributedString.Type
+            guard let typed = made.makeAttributedString() as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
+            return typed
+        }
+        return object
+    }
+}
+
+extension ArchiverCore {
+    fileprivate func attributedString(_ value: ArchivedAttributedString) throws -> Int {
+        // Anything that saves must load: the runs cover the string, in order.
+        let length = value.string.utf16.count
+        var end = 0
+        for (i, run) in value.runs.enumerated() {
+            guard run.range.location == end, run.range.length >= 0, run.range.length <= length - end else {
+                throw ArchiveError(
+                    .notArchivable,
+                    reason: "run \(i) of the attributed string, at \(run.range.location) of length \(run.range.length), does not start where the run before it ends (\(end)) inside the string's \(length) UTF-16 units")
+            }
+            end += run.range.length
+        }
+        guard value.runs.isEmpty || end == length else {
+            throw ArchiveError(.notArchivable, reason: "the runs of the attributed string cover \(end) of its \(length) UTF-16 units")
+        }
         // Each distinct attribute dictionary is written once (told apart with NSDictionary's equality).
         var dictionaries: [[String: Any]] = []
         var distinct: [NSDictionary] = []
         var runs: [(length: Int, index: Int)] = []
-        string.enumerateAttributes(in: NSRange(location: 0, length: string.length), options: []) { attributes, range, _ in
-            let dictionary = Dictionary(uniqueKeysWithValues: attributes.map { ($0.key.rawValue, $0.value) })
-            let object = NSDictionary(dictionary: dictionary)
+        for run in value.runs {
+            let object = NSDictionary(dictionary: run.attributes)
             let index = distinct.firstIndex(of: object) ?? {
                 distinct.append(object)
-                dictionaries.append(dictionary)
+                dictionaries.append(run.attributes)
                 return dictionaries.count - 1
             }()
-            runs.append((range.length, index))
+            runs.append((run.range.length, index))
         }
-        let text = archiver.string(string.string)
+        let text = string(value.string)
         let attributes: Int
         var info: Int?
         if runs.count <= 1 {
-            attributes = try DictionaryCoder<String, Any>().encode(dictionaries.first ?? [:], inline: false, archiver)
+            attributes = try DictionaryCoder<String, Any>().encode(dictionaries.first ?? [:], inline: false, self)
         } else {
-            attributes = try ArrayCoder<[String: Any]>().encode(dictionaries, inline: false, archiver)
+            attributes = try ArrayCoder<[String: Any]>().encode(dictionaries, inline: false, self)
             var bytes: [UInt8] = []
             for run in runs {
                 PackedIntegers.append(UInt64(run.length), to: &bytes)
                 PackedIntegers.append(UInt64(run.index), to: &bytes)
             }
-            info = archiver.data(bytes, inline: false)
+            info = data(bytes, inline: false)
         }
-        let frame = archiver.beginObject()
-        archiver.addField(ArchiveFormat.attributedStringField, value: text)
-        archiver.addField(ArchiveFormat.attributesField, value: attributes)
-        if let info { archiver.addField(ArchiveFormat.attributeRunsField, value: info) }
-        let name = string is NSMutableAttributedString ? "NSMutableAttributedString" : "NSAttributedString"
-        archiver.endObject(frame, className: name, classes: name == "NSAttributedString" ? [name, ArchiveFormat.rootClass] : [name, "NSAttributedString", ArchiveFormat.rootClass])
-        return archiver.uid(frame.uid)
+        var fields = [(ArchiveFormat.attributedStringField, text), (ArchiveFormat.attributesField, attributes)]
+        if let info { fields.append((ArchiveFormat.attributeRunsField, info)) }
+        let name = value.isMutable ? ArchiveFormat.mutableAttributedStringClass : ArchiveFormat.attributedStringClass
+        return foundationObject(
+            className: name, classes: value.isMutable ? [name, ArchiveFormat.attributedStringClass, ArchiveFormat.rootClass] : nil, fields: fields)
+    }
+}
+
+extension UnarchiverCore {
+    /// The attributed string `reference` points at, checked whole, and its object dictionary.
+    func archivedAttributedString(_ reference: Int) throws -> (ArchivedAttributedString, ObjectDict) {
+        let dict = try foundationObject(reference, classes: ArchiveFormat.attributedStringClasses, expected: "an attributed string")
+        let value = try reusingValue(of: dict, as: ArchivedAttributedString.self) {
+            try decodingValue(dict) { try attributedString(in: dict) }
+        }
+        return (value, dict)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
-        let dict = try unarchiver.foundationObject(reference, classes: ArchiveFormat.attributedStringClasses, expected: "an attributed string")
-        let result = try unarchiver.decodingValue(dict) {
-            let text = try unarchiver.field(dict, ArchiveFormat.attributedStringField, StringCoder())
-            let built = NSMutableAttributedString(string: text)
-            let length = built.length
-            var dictionaries: [[String: Any]] = []
-            if let attributesRef = try unarchiver.value(in: dict, escapedKey: ArchiveFormat.attributesField) {
-                dictionaries = try withKeyPath(ArchiveFormat.attributesField) {
-                    try unarchiver.object(attributesRef, ofClassIn: ArchiveFormat.dictionaryClasses) != nil
-                        ? [try DictionaryCoder<String, Any>().decode(attributesRef, unarchiver)]
-                        : try ArrayCoder<[String: Any]>().decode(attributesRef, unarchiver)
-                }
+    private func attributedString(in dict: ObjectDict) throws -> ArchivedAttributedString {
+        let isMutable = try classDescription(of: dict).name == ArchiveFormat.mutableAttributedStringClass
+        let text = try field(dict, ArchiveFormat.attributedStringField, StringCoder())
+        let length = text.utf16.count
+        var dictionaries: [[String: Any]] = []
+        if let attributesRef = try value(in: dict, escapedKey: ArchiveFormat.attributesField) {
+            dictionaries = try withKeyPath(ArchiveFormat.attributesField) {
+                try object(attributesRef, ofClassIn: ArchiveFormat.dictionaryClasses) != nil
+                    ? [try DictionaryCoder<String, Any>().decode(attributesRef, self)]
+                    : try ArrayCoder<[String: Any]>().decode(attributesRef, self)
             }
-            func attributes(_ index: Int) -> [NSAttributedString.Key: Any] {
-                Dictionary(uniqueKeysWithValues: dictionaries[index].map { (NSAttributedString.Key($0.key), $0.value) })
-            }
-            if try unarchiver.value(in: dict, escapedKey: ArchiveFormat.attributeRunsField) == nil {
-                if let first = dictionaries.indices.first, length > 0 { built.setAttributes(attributes(first), range: NSRange(location: 0, length: length)) }
-            } else {
-                let data = try unarchiver.field(dict, ArchiveFormat.attributeRunsField, DataCoder())
-                // Two numbers a run, a byte at least each, and no run is empty: bounded by both.
-                let numbers: [UInt64]
-                switch PackedIntegers.read(data, limit: 2 * length) {
-                case .failure(let error): throw unarchiver.invalid(dict, error.describe(ArchiveFormat.attributeRunsField))
-                case .success(let read): numbers = read
-                }
-                guard numbers.count % 2 == 0 else { throw unarchiver.invalid(dict, "NSAttributeInfo holds an odd count of numbers, \(numbers.count)") }
-                var location = 0
-                for run in 0..<(numbers.count / 2) {
-                    let (runLength, index) = (numbers[2 * run], numbers[2 * run + 1])
-                    guard runLength <= UInt64(length - location) else {
-                        throw unarchiver.invalid(dict, "run \(run) of NSAttributeInfo, of length \(runLength), reaches past the string's \(length) UTF-16 units")
-                    }
-                    guard index < UInt64(dictionaries.count) else {
-                        throw unarchiver.invalid(dict, "run \(run) of NSAttributeInfo names attributes \(index) of \(dictionaries.count)")
-                    }
-                    built.setAttributes(attributes(Int(index)), range: NSRange(location: location, length: Int(runLength)))
-                    location += Int(runLength)
-                }
-                guard location == length else {
-                    throw unarchiver.invalid(dict, "the runs of NSAttributeInfo cover \(location) of the string's \(length) UTF-16 units")
-                }
-            }
-            return built
         }
-        let object: NSAttributedString = T.self is NSMutableAttributedString.Type ? result : NSAttributedString(attributedString: result)
-        guard let typed = object as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
-        return typed
+        guard try value(in: dict, escapedKey: ArchiveFormat.attributeRunsField) != nil else {
+            // One run (or none): the attributes, if any, cover the whole string.
+            guard let first = dictionaries.first, length > 0 else { return ArchivedAttributedString(string: text, isMutable: isMutable) }
+            return ArchivedAttributedString(string: text, runs: [.init(range: NSRange(location: 0, length: length), attributes: first)], isMutable: isMutable)
+        }
+        let data = try field(dict, ArchiveFormat.attributeRunsField, DataCoder())
+        // Two numbers a run, a byte at least each, and no run is empty: bounded by both.
+        let numbers: [UInt64]
+        switch PackedIntegers.read(data, limit: 2 * length) {
+        case .failure(let error): throw invalid(dict, error.describe(ArchiveFormat.attributeRunsField))
+        case .success(let read): numbers = read
+        }
+        guard numbers.count % 2 == 0 else { throw invalid(dict, "NSAttributeInfo holds an odd count of numbers, \(numbers.count)") }
+        try charge(numbers.count / 2, for: dict)
+        var runs: [ArchivedAttributedString.Run] = []
+        runs.reserveCapacity(numbers.count / 2)
+        var location = 0
+        for run in 0..<(numbers.count / 2) {
+            let (runLength, index) = (numbers[2 * run], numbers[2 * run + 1])
+            guard runLength <= UInt64(length - location) else {
+                throw invalid(dict, "run \(run) of NSAttributeInfo, of length \(runLength), reaches past the string's \(length) UTF-16 units")
+            }
+            guard index < UInt64(dictionaries.count) else {
+                throw invalid(dict, "run \(run) of NSAttributeInfo names attributes \(index) of \(dictionaries.count)")
+            }
+            runs.append(.init(range: NSRange(location: location, length: Int(runLength)), attributes: dictionaries[Int(index)]))
+            location += Int(runLength)
+        }
+        guard location == length else {
+            throw invalid(dict, "the runs of NSAttributeInfo cover \(location) of the string's \(length) UTF-16 units")
+        }
+        return ArchivedAttributedString(string: text, runs: runs, isMutable: isMutable)
     }
 }
 

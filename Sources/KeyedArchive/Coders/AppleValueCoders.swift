@@ -77,16 +77,17 @@ extension UnarchiverCore {
         return try withKeyPath(key) { try coder.decode(reference, self) }
     }
 
-    /// An error about the content of an object that has the expected class.
+    /// An error about the content of an object that has the expected class: a count, range or
+    /// name no such object can have.
     func invalid(_ dict: ObjectDict, _ reason: String) -> ArchiveError {
-        ArchiveError(.typeMismatch, reason: reason, byteOffset: dict.object.offset, objectIndex: dict.index)
+        ArchiveError(.invalidArchive, reason: reason, byteOffset: dict.object.offset, objectIndex: dict.index)
     }
 
     /// Decodes `reference` in Apple's layout if it is an object of one of `classes`; any other
     /// object as the `Codable` value this library wrote before it had that layout.
     func decodeAppleLayout<T>(_ reference: Int, classes: Set<String>, _ body: (ObjectDict) throws -> T) throws -> T {
         guard let dict = try object(reference, ofClassIn: classes) else { return try CodableCoder<T>().decode(reference, self) }
-        return try decodingValue(dict) { try body(dict) }
+        return try reusingValue(of: dict, as: T.self) { try decodingValue(dict) { try body(dict) } }
     }
 }
 
@@ -194,14 +195,24 @@ final class IndexSetCoder: TypedCoder<IndexSet>, @unchecked Sendable {
                 guard count <= Int.max / 2 else { throw unarchiver.invalid(dict, "NSRangeCount \(count) is too large") }
                 pairs = try unarchiver.packedIntegers(dict, ArchiveFormat.rangeDataField, count: 2 * count)
             }
+            // The ranges are in order and apart, as NSIndexSet keeps them: each is added after the
+            // last, so building the set costs no more than reading them.
+            try unarchiver.charge(count, for: dict)
             var set = IndexSet()
+            var end: UInt64 = 0
             for i in 0..<count {
                 let location = pairs[2 * i]
                 let length = pairs[2 * i + 1]
                 guard location <= UInt64(Int.max), length <= UInt64(Int.max) - location else {
                     throw unarchiver.invalid(dict, "range \(i) (location \(location), length \(length)) reaches past Int.max")
                 }
-                if length > 0 { set.insert(integersIn: Int(location)..<Int(location + length)) }
+                guard i == 0 || location >= end else {
+                    throw unarchiver.invalid(dict, "range \(i) (location \(location)) starts before range \(i - 1) ends (\(end)); an index set's ranges are in order")
+                }
+                if length > 0 {
+                    set.insert(integersIn: Int(location)..<Int(location + length))
+                    end = location + length
+                }
             }
             return set
         }
@@ -237,6 +248,7 @@ final class IndexPathCoder: TypedCoder<IndexPath>, @unchecked Sendable {
                 return IndexPath(index: single)
             }
             let indexes = try unarchiver.packedIntegers(dict, ArchiveFormat.indexPathDataField, count: length)
+            try unarchiver.charge(length, for: dict)
             return IndexPath(indexes: indexes.map { Int(Int64(bitPattern: $0)) })
         }
     }
@@ -273,7 +285,7 @@ final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
             let name = try unarchiver.field(dict, ArchiveFormat.nameField, StringCoder())
             // The archived rules are not parsed: a name this platform does not know is refused.
             guard let zone = TimeZone(identifier: name) else {
-                throw unarchiver.invalid(dict, "the time zone \"\(name)\" is not known here").prependingKeyPath(ArchiveFormat.nameField)
+                throw unarchiver.invalid(dict, "the time zone \(quoted: name) is not known here").prependingKeyPath(ArchiveFormat.nameField)
             }
             return zone
         }
@@ -308,7 +320,7 @@ final class CalendarCoder: TypedCoder<Calendar>, @unchecked Sendable {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.calendarClass]) { dict in
             let identifier = try unarchiver.field(dict, ArchiveFormat.identifierField, StringCoder())
             guard let made = NSCalendar(identifier: NSCalendar.Identifier(rawValue: identifier)) else {
-                throw unarchiver.invalid(dict, "\"\(identifier)\" is not a calendar this platform knows").prependingKeyPath(ArchiveFormat.identifierField)
+                throw unarchiver.invalid(dict, "\(quoted: identifier) is not a calendar this platform knows").prependingKeyPath(ArchiveFormat.identifierField)
             }
             var calendar = made as Calendar
             calendar.locale = try unarchiver.optionalField(dict, ArchiveFormat.calendarLocaleField, OptionalCoder<Locale>()) ?? nil
@@ -358,11 +370,6 @@ final class IntRangeCoder: TypedCoder<Range<Int>>, @unchecked Sendable {
             return try CodableCoder<Range<Int>>().decode(reference, unarchiver)
         }
         let (location, length) = try unarchiver.rangeValue(in: dict)
-        guard location <= Int.max - length else {
-            throw ArchiveError(
-                .typeMismatch, reason: "the range at \(location), of length \(length), reaches past Int.max",
-                byteOffset: unarchiver.graph.offset(of: reference), objectIndex: reference)
-        }
         return location..<(location + length)
     }
 }
@@ -396,11 +403,17 @@ extension UnarchiverCore {
         return try body(dict)
     }
 
-    /// The location and length fields of an `NSValue` range.
+    /// The location and length fields of an `NSValue` range: neither negative (they are unsigned
+    /// in Apple's Foundation), and their sum within `Int.max`, so `NSMaxRange` and `Range(_:)`
+    /// of the decoded range cannot overflow.
     private func rangeFields(_ dict: ObjectDict) throws -> (location: Int, length: Int) {
         let location = try field(dict, ArchiveFormat.rangeValueLocationField, IntegerCoder<Int>())
         let length = try field(dict, ArchiveFormat.rangeValueLengthField, IntegerCoder<Int>())
+        guard location >= 0 else { throw invalid(dict, "NS.rangeval.location \(location) is negative") }
         guard length >= 0 else { throw invalid(dict, "NS.rangeval.length \(length) is negative") }
+        guard length <= Int.max - location else {
+            throw invalid(dict, "the range at \(location), of length \(length), reaches past Int.max")
+        }
         return (location, length)
     }
 
@@ -479,7 +492,7 @@ final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
         let shape = Self.kind == .rect ? "{{n,n},{n,n}}" : "{n,n}"
         let text = try unarchiver.field(dict, Self.field, StringCoder())
         guard let v = geometryNumbers(text, shape: shape) else {
-            throw unarchiver.invalid(dict, "\(Self.field) \"\(text)\" is not of the form \(shape)").prependingKeyPath(Self.field)
+            throw unarchiver.invalid(dict, "\(Self.field) \(quoted: text) is not of the form \(shape)").prependingKeyPath(Self.field)
         }
         let value: Any =
             switch Self.kind {

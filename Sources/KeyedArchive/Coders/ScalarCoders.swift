@@ -33,7 +33,7 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     case is CGPoint.Type, is CGSize.Type, is CGRect.Type: GeometryCoder<T>()
     case is Notification.Type: NotificationCoder()
     case is NSCountedSet.Type: CountedSetCoder<T>()
-    case is NSAttributedString.Type: AttributedStringCoder<T>()
+    case is NSAttributedString.Type, is ArchivedAttributedString.Type: AttributedStringCoder<T>()
     default: nil
     }
 }
@@ -241,7 +241,7 @@ final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
             base = try withKeyPath(ArchiveFormat.baseField) { try OptionalCoder<URL>().decode(baseRef, unarchiver) }
         }
         guard let url = URL(string: relative, relativeTo: base) else {
-            throw ArchiveError(.typeMismatch, reason: "\"\(relative)\" is not a valid URL", byteOffset: dict.object.offset, objectIndex: dict.index)
+            throw ArchiveError(.typeMismatch, reason: "\(quoted: relative) is not a valid URL", byteOffset: dict.object.offset, objectIndex: dict.index)
         }
         return url
     }

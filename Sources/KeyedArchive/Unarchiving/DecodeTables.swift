@@ -23,6 +23,11 @@ struct UIDSet: ~Copyable {
     }
 
     @inline(__always)
+    func contains(_ uid: Int) -> Bool {
+        words[uid >> 6] & (1 << UInt64(uid & 63)) != 0
+    }
+
+    @inline(__always)
     mutating func remove(_ uid: Int) {
         let bit: UInt64 = 1 << UInt64(uid & 63)
         let word = words[uid >> 6]

@@ -32,7 +32,7 @@ extension UnarchiverCore {
         else { throw mismatch(expected, reference) }
         guard isExpected(description) else {
             throw ArchiveError(
-                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
+                .typeMismatch, reason: "expected \(expected), found an object of class \(input: description.name)",
                 byteOffset: object.offset, objectIndex: index)
         }
         return dict
@@ -58,7 +58,7 @@ extension UnarchiverCore {
         }
         guard let known = family == .list ? description.listClass : description.dictionaryClass else {
             throw ArchiveError(
-                .typeMismatch, reason: "expected \(expected), found an object of class \(description.name)",
+                .typeMismatch, reason: "expected \(expected), found an object of class \(input: description.name)",
                 byteOffset: object.offset, objectIndex: index)
         }
         return (dict, known)
@@ -80,13 +80,7 @@ extension UnarchiverCore {
     func referenceList(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> ReferenceList {
         let listRef = try requiredField(dict, key, id: id)
         let list = try graph.referenceList(at: listRef, key: key)
-        decodedCount += list.count
-        if decodedCount > options.maximumDecodedObjects {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: graph.offset(of: listRef), objectIndex: listRef)
-        }
+        try charge(list.count, byteOffset: graph.offset(of: listRef), objectIndex: listRef)
         return list
     }
 
@@ -120,7 +114,7 @@ extension UnarchiverCore {
     /// Decodes an `NSArray`/`NSSet`/`NSOrderedSet` object as `[E]`.
     func decodeList<E>(_ reference: Int, coder: TypedCoder<E>) throws -> [E] {
         let (dict, className) = try collection(reference, family: .list, expected: "an array")
-        return try decodingValue(dict) {
+        return try reusingValue(of: dict, as: [E].self) { try decodingValue(dict) {
             var elements: [E] = []
             if let prefix = numberedElementPrefix(className) {
                 let refs = try graph.numberedFields(of: dict, prefix: prefix)
@@ -137,7 +131,7 @@ extension UnarchiverCore {
                 }
             }
             return elements
-        }
+        } }
     }
 
     /// The key prefix of a list class that keeps its elements as numbered fields: `NS.object.<n>`
@@ -156,7 +150,7 @@ extension UnarchiverCore {
         _ reference: Int, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
     ) throws -> [Key: Value] {
         let (dict, _) = try collection(reference, family: .dictionary, expected: "a dictionary")
-        return try decodingValue(dict) {
+        return try reusingValue(of: dict, as: [Key: Value].self) { try decodingValue(dict) {
             let keyRefs = try referenceList(dict, ArchiveFormat.keysField, id: ArchiveKeyIDs.keysKey)
             let valueRefs = try referenceList(dict, ArchiveFormat.objectsField, id: ArchiveKeyIDs.objectsKey)
             guard keyRefs.count == valueRefs.count else {
@@ -177,7 +171,7 @@ extension UnarchiverCore {
                 }
             }
             return result
-        }
+        } }
     }
 
     /// An instance decoded before, as `T`.
@@ -205,7 +199,7 @@ extension UnarchiverCore {
     ) throws -> T {
         try Self.cast(
             try coders.coder(for: mapped).decodeAny(reference, self), to: T.self, object: object, index: index,
-            reason: "class \(className) is mapped to \(String(reflecting: mapped)), which is not a \(String(reflecting: T.self))")
+            reason: "class \(input: className) is mapped to \(String(reflecting: mapped)), which is not a \(String(reflecting: T.self))")
     }
 
     /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
@@ -230,10 +224,7 @@ extension UnarchiverCore {
         }
         if description.name != ownName, !legacyNames().contains(description.name) {
             guard let mapped = mappedType(forClassName: description.name) else {
-                throw ArchiveError(
-                    .unknownClass,
-                    reason: "the archive holds class \(description.name) where \(typeName) was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
-                    byteOffset: object.offset, objectIndex: index)
+                throw unexpectedClass(description, expected: typeName, object: object, index: index)
             }
             if ObjectIdentifier(mapped) != ObjectIdentifier(T.self) {
                 return try decodeMapped(reference, as: T.self, mapped: mapped, className: description.name, object: object, index: index)
@@ -262,6 +253,49 @@ extension UnarchiverCore {
         return value
     }
 
+    /// The error for an object of a class that neither is nor maps to the type `expected`. A
+    /// class of Foundation's is a value of another kind (registering it would not help); any
+    /// other class may be a type this process has not registered or mapped.
+    func unexpectedClass(_ description: ClassDescription, expected: String, object: ArchiveGraph.Object, index: Int) -> ArchiveError {
+        guard let found = ([description.name] + description.classes).first(where: Self.foundationClasses.contains) else {
+            return ArchiveError(
+                .unknownClass,
+                reason: "the archive holds class \(input: description.name) where \(expected) was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
+                byteOffset: object.offset, objectIndex: index)
+        }
+        return ArchiveError(
+            .typeMismatch,
+            reason: "expected an object of type \(expected), found \(found)\(found == description.name ? "" : " (class \(input: description.name))"), which decodes as \(Self.swiftType(ofFoundationClass: found)); decode it as that, or read the value archived from \(expected)",
+            byteOffset: object.offset, objectIndex: index)
+    }
+
+    /// The Swift type an object of one of Foundation's classes decodes as through `Any`.
+    private static func swiftType(ofFoundationClass name: String) -> String {
+        switch name {
+        case _ where ArchiveFormat.arrayClasses.contains(name) || ArchiveFormat.orderedSetClasses.contains(name): "an array ([Any], or [T] of its elements' type)"
+        case _ where ArchiveFormat.dictionaryClasses.contains(name): "a dictionary ([String: Any], or [K: V] of its keys' and values' types)"
+        case _ where ArchiveFormat.setClasses.contains(name): "a set (Set<AnyHashable>)"
+        case _ where ArchiveFormat.stringClasses.contains(name): "String"
+        case _ where ArchiveFormat.dataClasses.contains(name): "Data"
+        case _ where ArchiveFormat.indexSetClasses.contains(name): "IndexSet"
+        case _ where ArchiveFormat.attributedStringClasses.contains(name): "ArchivedAttributedString (or NSAttributedString)"
+        case ArchiveFormat.dateClass: "Date"
+        case ArchiveFormat.urlClass: "URL"
+        case ArchiveFormat.uuidClass: "UUID"
+        case ArchiveFormat.nullClass: "nil (an Optional)"
+        case ArchiveFormat.decimalNumberClass: "Decimal"
+        case ArchiveFormat.indexPathClass: "IndexPath"
+        case ArchiveFormat.localeClass: "Locale"
+        case ArchiveFormat.timeZoneClass: "TimeZone"
+        case ArchiveFormat.calendarClass: "Calendar"
+        case ArchiveFormat.valueClass: "NSRange, CGPoint, CGSize or CGRect"
+        case ArchiveFormat.measurementClass: "Measurement"
+        case ArchiveFormat.countedSetClass: "NSCountedSet"
+        case ArchiveFormat.notificationClass: "Notification"
+        default: "a Foundation value"
+        }
+    }
+
     /// Decodes whatever a reference holds without a requested type.
     func decodeAny(_ reference: Int) throws -> Any {
         switch try target(reference) {
@@ -270,44 +304,49 @@ extension UnarchiverCore {
         case .inline(let object, let index):
             return try plainValue(object, index: index, reference: reference)
         case .object(let uid, let object, let index):
-            guard object.kind == .dict, let (_, description) = try objectDict(uid: uid, object: object, index: index) else {
+            guard object.kind == .dict, let (dict, description) = try objectDict(uid: uid, object: object, index: index) else {
                 return try plainValue(object, index: index, reference: reference)
             }
             if let instance = instances[uid] { return instance }
-            // The class itself if this process knows it, else the first known name in its chain or hints.
-            let candidates = [description.name] + description.classes
-            let name =
-                candidates.first { mappedType(forClassName: $0) != nil || Self.foundationClasses.contains($0) }
-                ?? description.name
-            if ArchiveFormat.arrayClasses.contains(name) || ArchiveFormat.orderedSetClasses.contains(name) {
-                return try ArrayCoder<Any>().decode(reference, self)
+            return try reusingValue(of: dict, as: Any.self) { try decodeAnyObject(reference, description, object: object, index: index) }
+        }
+    }
+
+    /// ``decodeAny(_:)`` of an object dictionary that is not an instance decoded before.
+    private func decodeAnyObject(_ reference: Int, _ description: ClassDescription, object: ArchiveGraph.Object, index: Int) throws -> Any {
+        // The class itself if this process knows it, else the first known name in its chain or hints.
+        let candidates = [description.name] + description.classes
+        let name =
+            candidates.first { mappedType(forClassName: $0) != nil || Self.foundationClasses.contains($0) }
+            ?? description.name
+        if ArchiveFormat.arrayClasses.contains(name) || ArchiveFormat.orderedSetClasses.contains(name) {
+            return try ArrayCoder<Any>().decode(reference, self)
+        }
+        if ArchiveFormat.dictionaryClasses.contains(name) {
+            let anyKeyed = try DictionaryCoder<AnyHashable, Any>().decode(reference, self)
+            if anyKeyed.keys.allSatisfy({ $0.base is String }) {
+                return Dictionary(uniqueKeysWithValues: anyKeyed.map { ($0.key.base as! String, $0.value) })
             }
-            if ArchiveFormat.dictionaryClasses.contains(name) {
-                let anyKeyed = try DictionaryCoder<AnyHashable, Any>().decode(reference, self)
-                if anyKeyed.keys.allSatisfy({ $0.base is String }) {
-                    return Dictionary(uniqueKeysWithValues: anyKeyed.map { ($0.key.base as! String, $0.value) })
-                }
-                return anyKeyed
-            }
-            if ArchiveFormat.setClasses.contains(name) { return try SetCoder<AnyHashable>().decode(reference, self) }
-            if let mapped = mappedType(forClassName: name) {
-                return try coders.coder(for: mapped).decodeAny(reference, self)
-            }
-            switch name {
-            case ArchiveFormat.dateClass: return try DateCoder().decode(reference, self)
-            case ArchiveFormat.urlClass: return try URLCoder().decode(reference, self)
-            case ArchiveFormat.uuidClass: return try UUIDCoder().decode(reference, self)
-            case ArchiveFormat.nullClass: return decodedNull
-            case ArchiveFormat.decimalNumberClass: return try DecimalCoder().decode(reference, self)
-            case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
-            case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)
-            default:
-                if let value = try decodeAppleValue(named: name, reference) { return value }
-                throw ArchiveError(
-                    .unknownClass,
-                    reason: "the archive holds an object of class \(name) where any value was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
-                    byteOffset: object.offset, objectIndex: index)
-            }
+            return anyKeyed
+        }
+        if ArchiveFormat.setClasses.contains(name) { return try SetCoder<AnyHashable>().decode(reference, self) }
+        if let mapped = mappedType(forClassName: name) {
+            return try coders.coder(for: mapped).decodeAny(reference, self)
+        }
+        switch name {
+        case ArchiveFormat.dateClass: return try DateCoder().decode(reference, self)
+        case ArchiveFormat.urlClass: return try URLCoder().decode(reference, self)
+        case ArchiveFormat.uuidClass: return try UUIDCoder().decode(reference, self)
+        case ArchiveFormat.nullClass: return decodedNull
+        case ArchiveFormat.decimalNumberClass: return try DecimalCoder().decode(reference, self)
+        case _ where ArchiveFormat.stringClasses.contains(name): return try StringCoder.decodeValue(reference, self)
+        case _ where ArchiveFormat.dataClasses.contains(name): return try DataCoder().decode(reference, self)
+        default:
+            if let value = try decodeAppleValue(named: name, reference) { return value }
+            throw ArchiveError(
+                .unknownClass,
+                reason: "the archive holds an object of class \(input: name) where any value was expected; register its type with register(_:) or map the name with setClass(_:forClassName:)",
+                byteOffset: object.offset, objectIndex: index)
         }
     }
 

@@ -41,6 +41,15 @@ final class UnarchiverCore {
     @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
     @exclusivity(unchecked) var depth: Int = 0
     @exclusivity(unchecked) var decodedCount: Int = 0
+    /// The counts of `NSCountedSet` objects built so far (each one is added one at a time).
+    @exclusivity(unchecked) var countedSetCounts: Int = 0
+    /// Values decoded from objects that are not class instances (Foundation's collections and
+    /// value classes), by UID and the type they were decoded as: a shared reference to one is
+    /// decoded once and reused, so the work it implies is done once per archive.
+    @exclusivity(unchecked) var decodedValues: [DecodedValueKey: DecodedValue] = [:]
+    /// UIDs decoded once as values: only a value met a second time is kept for reuse, so an
+    /// archive without shared values pays one bit per value.
+    @exclusivity(unchecked) var decodedOnce: UIDSet
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
     @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
@@ -146,6 +155,7 @@ final class UnarchiverCore {
         }
         instances = InstanceColumn(count: graph.uidCount)
         inProgress = UIDSet(count: graph.uidCount)
+        decodedOnce = UIDSet(count: graph.uidCount)
         classSlots = IndexMap()
     }
 
@@ -165,6 +175,7 @@ final class UnarchiverCore {
     /// does this as it returns: an instance that keeps its decoder would otherwise keep itself
     /// alive through the core's instance table.
     func forgetInstances() {
+        decodedValues.removeAll()
         for uid in registrations { instances[uid] = nil }
         registrations.removeAll()
     }
@@ -209,13 +220,7 @@ final class UnarchiverCore {
         guard object.kind == .dict else { return nil }
         // Reading an object costs in proportion to its size, however often it is referenced:
         // count that against the decoding budget so shared wide objects cannot make decoding quadratic.
-        decodedCount += object.count
-        if decodedCount > options.maximumDecodedObjects {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: object.offset, objectIndex: index)
-        }
+        try charge(object.count, byteOffset: object.offset, objectIndex: index)
         let dict = ObjectDict(object: object, index: index, uid: uid)
         var hint = 0
         guard let classRef = try value(in: dict, keyID: ArchiveKeyIDs.classKey, hint: &hint) else { return nil }
@@ -282,6 +287,7 @@ final class UnarchiverCore {
         let reportMark = reporter?.report.mark
         depth = 0
         decodedCount = 0
+        countedSetCounts = 0
         inProgress.removeAll()
         stack = StackGuard()
         reporter?.stack.removeAll()
@@ -290,6 +296,8 @@ final class UnarchiverCore {
             if !isValueCore { valueCores.removeAll() }
             return value
         } catch {
+            // A reused value may hold instances the failed decode registered.
+            decodedValues.removeAll()
             abandonInstances(from: mark)
             abandonValueCores(from: valueCoreMark)
             if let reportMark { reporter?.report.truncate(to: reportMark) }
@@ -330,17 +338,15 @@ final class UnarchiverCore {
 
     func enter(_ reference: Int) throws(ArchiveError) {
         depth += 1
-        decodedCount += 1
         if depth > options.maximumDepth {
             throw ArchiveError(
                 .depthLimit, reason: "objects are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)",
                 byteOffset: graph.offset(of: reference), objectIndex: reference)
         }
-        if decodedCount > options.maximumDecodedObjects {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: graph.offset(of: reference), objectIndex: reference)
+        if decodedCount < options.maximumDecodedObjects {
+            decodedCount += 1
+        } else {
+            try charge(1, byteOffset: graph.offset(of: reference), objectIndex: reference)
         }
         if !stack.hasRoom() {
             throw ArchiveError(
@@ -349,6 +355,53 @@ final class UnarchiverCore {
     }
 
     func leave() { depth -= 1 }
+
+    /// Charges `units` of work to the decoding budget (`maximumDecodedObjects`) before it is
+    /// done; a sum past the budget, or past `Int.max`, is `.sizeLimit`.
+    func charge(_ units: Int, byteOffset: Int?, objectIndex: Int?) throws(ArchiveError) {
+        let (sum, overflow) = decodedCount.addingReportingOverflow(units)
+        guard !overflow, units >= 0, sum <= options.maximumDecodedObjects else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
+                byteOffset: byteOffset, objectIndex: objectIndex)
+        }
+        decodedCount = sum
+    }
+
+    /// ``charge(_:byteOffset:objectIndex:)`` for work an object dictionary implies.
+    func charge(_ units: Int, for dict: ObjectDict) throws(ArchiveError) {
+        try charge(units, byteOffset: dict.object.offset, objectIndex: dict.index)
+    }
+
+    /// The value `dict` decodes to as `T`, decoded by `body` and reused for later references to
+    /// the object, so however often an object is referenced, it costs at most twice the work and
+    /// memory of its value.
+    ///
+    /// A reused value is still charged what decoding it again would cost (the values it holds),
+    /// so the budget bounds the size of the decoded value as a caller walks or archives it
+    /// again; `keepsFirst` is for Foundation objects that every reference gets the same instance
+    /// of, as class instances are, which cost one decoded value when reused. A value met once is
+    /// not kept (its UID is only marked), so an archive without shared values pays one bit per
+    /// value.
+    func reusingValue<T>(of dict: ObjectDict, as type: T.Type, keepsFirst: Bool = false, _ body: () throws -> T) throws -> T {
+        if !keepsFirst, !decodedOnce.contains(dict.uid) {
+            // Marked once decoded, so a decode of the same object inside `body` (as another
+            // type: `Any` through its collection type) takes this path too.
+            let value = try body()
+            _ = decodedOnce.insert(dict.uid)
+            return value
+        }
+        let key = DecodedValueKey(uid: dict.uid, type: ObjectIdentifier(T.self))
+        if let known = decodedValues[key], let value = known.value as? T {
+            try charge(keepsFirst ? 1 : known.cost, for: dict)
+            return value
+        }
+        let before = decodedCount
+        let value = try body()
+        decodedValues[key] = DecodedValue(value: value, cost: decodedCount - before)
+        return value
+    }
 
     // MARK: Errors
 
@@ -401,4 +454,16 @@ extension UnarchiverCore {
         for uid in registrations[mark...] { instances[uid] = nil }
         registrations.removeSubrange(mark...)
     }
+}
+
+/// A value decoded from one object as one type (see ``UnarchiverCore/reusingValue(of:as:_:)``).
+struct DecodedValueKey: Hashable {
+    let uid: Int
+    let type: ObjectIdentifier
+}
+
+/// A value kept for reuse, and what decoding it cost (charged again at each reuse).
+struct DecodedValue {
+    let value: Any
+    let cost: Int
 }

@@ -78,7 +78,7 @@ public struct ArchivedObject {
             if let optional = coder as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
             throw ArchiveError(
                 .keyNotFound,
-                reason: "the archived \(className) (version \(version)) has no value for the key \"\(key)\"; it has \(keys)",
+                reason: "the archived \(input: className) (version \(version)) has no value for the key \(quoted: key); it has \(input: "\(keys)")",
                 byteOffset: context.dict.object.offset, objectIndex: context.dict.index, keyPath: key)
         }
         return try withKeyPath(key) { try Self.read(slot, as: T.self, context.core) }

@@ -22,7 +22,7 @@ extension UnarchiverCore {
             guard options.allowsNewerVersions else {
                 throw ArchiveError(
                     .newerVersion,
-                    reason: "the archive holds \(description.name) at version \(archived), newer than \(versioningName(versioning, description))'s archiveVersion \(versioning.version) here: it was written by a newer build (set allowsNewerVersions to read it, ignoring the fields this version does not know)",
+                    reason: "the archive holds \(input: description.name) at version \(archived), newer than \(versioningName(versioning, description))'s archiveVersion \(versioning.version) here: it was written by a newer build (set allowsNewerVersions to read it, ignoring the fields this version does not know)",
                     byteOffset: dict.object.offset, objectIndex: dict.index)
             }
         }
