@@ -327,8 +327,8 @@ def short_attributed_string(text, runs):
     return a, root
 
 
-@archive("attributed-string-shared-2000", [("Any", "ok"), ("[Any]", "ok")],
-         "2,000 references to one attributed string of 10,000 one-unit runs alternating between two attribute dictionaries.")
+@archive("attributed-string-shared-2000", [("Any", "sizeLimit"), ("[Any]", "sizeLimit")],
+         "2,000 references to one attributed string of 10,000 one-unit runs alternating between two attribute dictionaries. Decoded once and reused, but each reference is charged the values it holds, so the whole expands past maximumDecodedObjects.")
 def _():
     a = Archive()
     root = a.reserve()
@@ -402,8 +402,8 @@ def _():
 # NSIndexSet
 
 
-@archive("index-set-shared-4000", [("[IndexSet]", "ok"), ("Any", "ok")],
-         "4,000 references to one index set of 8,000 ranges.")
+@archive("index-set-shared-4000", [("[IndexSet]", "sizeLimit"), ("Any", "sizeLimit")],
+         "4,000 references to one index set of 8,000 ranges. Decoded once and reused, but each reference is charged the values it holds, so the whole expands past maximumDecodedObjects.")
 def _():
     a = Archive()
     root = a.reserve()
@@ -451,8 +451,8 @@ def _():
     return a, root
 
 
-@archive("index-path-shared-4000", [("Any", "ok")],
-         "4,000 references to one index path of 8,000 indexes.")
+@archive("index-path-shared-4000", [("Any", "sizeLimit")],
+         "4,000 references to one index path of 8,000 indexes. Decoded once and reused, but each reference is charged the values it holds, so the whole expands past maximumDecodedObjects.")
 def _():
     a = Archive()
     root = a.reserve()

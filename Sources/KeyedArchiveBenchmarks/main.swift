@@ -3,6 +3,10 @@ import Foundation
 // KeyedArchiveBenchmarks: this library against Foundation, side by side, in one run.
 // `--help` lists the options; `--list` the workloads.
 
+if CommandLine.arguments.dropFirst().first == "decode" {
+    exit(DecodeCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 do {
     let settings = try BenchmarkSettings.parse(CommandLine.arguments.dropFirst())
     // Profiling ours alone (`--only ours-…`) leaves out Foundation's contenders and their probes.
