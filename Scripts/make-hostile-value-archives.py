@@ -254,18 +254,24 @@ def _():
 
 
 @archive("counted-set-count-16m", [("Any", "sizeLimit")],
-         "One element counted 16,777,216 times is over the default budget of 1,048,576 counted-set counts per decode.")
+         "One element counted 16,777,216 times is over the default budget of 524,288 counted-set counts per decode.")
 def _():
     return one_counted_string(16_777_216)
 
 
 @archive("counted-set-two-counts-over-budget", [("Any", "sizeLimit")],
-         "Two elements counted 600,000 times each are each under the budget but add up past 1,048,576.")
+         "Two elements counted 300,000 times each are each under the budget but add up past 524,288.")
 def _():
     a = Archive()
     root = a.reserve()
-    counted_set(a, [a.value("apple"), a.value("pear")], [600_000, 600_000], at=root)
+    counted_set(a, [a.value("apple"), a.value("pear")], [300_000, 300_000], at=root)
     return a, root
+
+
+@archive("counted-set-at-budget", [("Any", "ok"), ("NSCountedSet", "ok")],
+         "One element counted 524,288 times, the default budget exactly: the most add calls one decode makes.")
+def _():
+    return one_counted_string(524_288)
 
 
 @archive("counted-set-count-zero", [("Any", "invalidArchive")],
@@ -338,14 +344,25 @@ def _():
     return a, root
 
 
-@archive("attributed-string-wide-attributes", [("ArchivedAttributedString", "ok"), ("NSAttributedString", "ok")],
-         "10,000 runs all naming one attribute dictionary of 1,500 entries: the dictionary must be decoded once, not once a run.")
+@archive("attributed-string-wide-attributes", [("ArchivedAttributedString", "ok"), ("NSAttributedString", "sizeLimit")],
+         "10,000 runs all naming one attribute dictionary of 1,500 entries: the dictionary is decoded once, not once a run; building Foundation's class would set 15,010,000 attributes, past maximumAttributedStringAttributes.")
 def _():
     a = Archive()
     root = a.reserve()
     wide = ns_dictionary(a, [(a.value("k%d" % i), a.value(i % 16)) for i in range(1_500)])
     runs = leb128(1, 0) * 10_000
     attributed_string(a, a.value(TEXT * 1_000), ns_array(a, [wide]), runs, at=root)
+    return a, root
+
+
+@archive("attributed-string-at-attribute-budget", [("NSAttributedString", "ok"), ("Any", "ok")],
+         "10,000 runs alternating between two dictionaries of 12 entries: 130,000 attributes for Foundation's class to set, just within maximumAttributedStringAttributes.")
+def _():
+    a = Archive()
+    root = a.reserve()
+    dictionaries = [ns_dictionary(a, [(a.value("k%d" % i), a.value(i + j)) for i in range(12)]) for j in range(2)]
+    runs = b"".join(leb128(1, i % 2) for i in range(10_000))
+    attributed_string(a, a.value(TEXT * 1_000), ns_array(a, dictionaries), runs, at=root)
     return a, root
 
 

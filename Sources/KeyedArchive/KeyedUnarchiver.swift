@@ -26,8 +26,14 @@ public final class KeyedUnarchiver {
         /// The most the counts of the `NSCountedSet` objects one decode builds may add up to
         /// (Foundation's counted set takes each count one `add` at a time). A set read as a
         /// `Set` or an array, which keeps its distinct elements only, counts nothing here.
-        /// Default 1,048,576; fails with `.sizeLimit`.
-        public var maximumCountedSetCounts = 1 << 20
+        /// Default 524,288; fails with `.sizeLimit`.
+        public var maximumCountedSetCounts = 1 << 19
+        /// The most attributes the `NSAttributedString` objects one decode builds may set, in
+        /// total: each run counts the entries of its attribute dictionary, and one more
+        /// (Foundation copies every run's attributes into storage of its own, which costs far
+        /// more than decoding a value). Reading attributed strings as ``ArchivedAttributedString``
+        /// (through `Any`) builds none and counts nothing here. Default 131,072; fails with `.sizeLimit`.
+        public var maximumAttributedStringAttributes = 1 << 17
         /// The most objects the property list may declare. Default 16,777,216.
         public var maximumObjectCount = 1 << 24
         /// The largest archive accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.

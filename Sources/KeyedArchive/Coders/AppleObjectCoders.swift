@@ -340,13 +340,19 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
         if let value = archived as? T { return value }
         // One object per archived object, however often it is referenced, as Foundation's unarchiver gives.
         let object = try unarchiver.reusingValue(of: dict, as: T.self, keepsFirst: true) {
-            // Setting a run's attributes costs as much as they have entries.
-            var work = 0
+            // Setting a run's attributes costs as much as they have entries: all are counted first.
+            var total = unarchiver.attributedStringAttributes
             for run in archived.runs {
-                let (sum, overflow) = work.addingReportingOverflow(run.attributes.count + 1)
-                work = overflow ? Int.max : sum
+                let (sum, overflow) = total.addingReportingOverflow(run.attributes.count + 1)
+                guard !overflow, sum <= unarchiver.options.maximumAttributedStringAttributes else {
+                    throw ArchiveError(
+                        .sizeLimit,
+                        reason: "the attributed strings' runs set more than \(unarchiver.options.maximumAttributedStringAttributes) attributes (raise maximumAttributedStringAttributes, or read them as ArchivedAttributedString, which builds no NSAttributedString)",
+                        byteOffset: dict.object.offset, objectIndex: dict.index)
+                }
+                total = sum
             }
-            try unarchiver.charge(work, for: dict)
+            unarchiver.attributedStringAttributes = total
             var made = archived
             made.isMutable = T.self is NSMutableAttributedString.Type
             guard let typed = made.makeAttributedString() as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }

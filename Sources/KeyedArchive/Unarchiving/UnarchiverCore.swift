@@ -43,6 +43,8 @@ final class UnarchiverCore {
     @exclusivity(unchecked) var decodedCount: Int = 0
     /// The counts of `NSCountedSet` objects built so far (each one is added one at a time).
     @exclusivity(unchecked) var countedSetCounts: Int = 0
+    /// The attributes of the `NSAttributedString` objects built so far (each run's entries, and one).
+    @exclusivity(unchecked) var attributedStringAttributes: Int = 0
     /// Values decoded from objects that are not class instances (Foundation's collections and
     /// value classes), by UID and the type they were decoded as: a shared reference to one is
     /// decoded once and reused, so the work it implies is done once per archive.
@@ -288,6 +290,7 @@ final class UnarchiverCore {
         depth = 0
         decodedCount = 0
         countedSetCounts = 0
+        attributedStringAttributes = 0
         inProgress.removeAll()
         stack = StackGuard()
         reporter?.stack.removeAll()
