@@ -19,8 +19,10 @@ KILLS=${KILLS:-1000}
 CONFIGURATION=${CONFIGURATION:-debug}
 SCRATCH_PATH=${SCRATCH_PATH:-.build}
 
-swift build -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" --target archive-store-crash-child >/dev/null || exit 1
-CHILD="$SCRATCH_PATH/$CONFIGURATION/archive-store-crash-child"
+# --product, not --target: a target is compiled but not linked (SwiftPM makes a product of each
+# executable target of the package, so the child needs no product of its own in Package.swift).
+swift build -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" --product archive-store-crash-child >/dev/null || exit 1
+CHILD="$(swift build -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" --show-bin-path)/archive-store-crash-child"
 [[ -x "$CHILD" ]] || { echo "crash-soak: $CHILD was not built" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/archive-store-soak.XXXXXX")
