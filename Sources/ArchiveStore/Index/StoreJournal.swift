@@ -268,14 +268,19 @@ enum StoreJournal {
     /// Creates an empty journal (its header only) unless another process just did, and opens it.
     ///
     /// The header is written to a temporary file first and linked into place, so no one ever
-    /// sees (or appends to) a journal without its header.
+    /// sees (or appends to) a journal without its header. Appends take no lock, so a sweep of
+    /// temporary files (a store opening its folder, ``ArchiveStore/trim()``) may delete that
+    /// file before it is linked; it is then written again, a few times at most.
     private static func create(in root: Directory, mode: UInt32) -> Int32 {
-        let temporary = "\(StoreFormat.temporaryPrefix)journal-\(getpid())-\(UInt32.random(in: .min ... .max))"
-        if (try? root.createDurableFile(temporary, content: Data(header(snapshotLength: 0, compacted: false)), mode: mode))
-            != nil
-        {
-            _ = linkat(root.descriptor, temporary, root.descriptor, fileName, 0)
+        for _ in 0..<3 {
+            let temporary = "\(StoreFormat.temporaryPrefix)journal-\(getpid())-\(UInt32.random(in: .min ... .max))"
+            guard
+                (try? root.createDurableFile(
+                    temporary, content: Data(header(snapshotLength: 0, compacted: false)), mode: mode)) != nil
+            else { break }
+            let swept = linkat(root.descriptor, temporary, root.descriptor, fileName, 0) != 0 && errno == ENOENT
             _ = unlinkat(root.descriptor, temporary, 0)
+            if !swept { break }
         }
         return retryingInterrupts { openat(root.descriptor, fileName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) }
     }
