@@ -146,6 +146,7 @@ extension ArchiveStore {
         try state.index.withLock { index in
             try catchUp(&index, root: root, rescan: true, holdingExclusiveLock: true)
             try Self.sweepTemporaryFiles(in: root)
+            state.temporaryFilesDue.store(false, ordering: .relaxed)
             record(evict(&index, root: root, protecting: nil).records, root: root, appliedTo: &index)
             compact(&index, root: root, holdingExclusiveLock: true)
         }
@@ -436,23 +437,6 @@ extension ArchiveStore {
         // that comes back is harmless: the next scan counts it, the next save past the limits
         // evicts it again.
         return (records, reused)
-    }
-
-    /// Deletes the temporary files of killed saves in `directory` and the namespaces inside it
-    /// (the caller holds the exclusive lock, so no save is running).
-    static func sweepTemporaryFiles(in directory: Directory) throws {
-        var removed = false
-        for name in try directory.entries() {
-            switch StoreFileName.classify(name) {
-            case .temporary:
-                removed = try directory.removeFile(name) || removed
-            case .namespace, .hashedNamespace:
-                if let nested = try nestedDirectory(name, in: directory) { try sweepTemporaryFiles(in: nested) }
-            case .key, .hashedKey, .other:
-                continue
-            }
-        }
-        if removed { try directory.sync() }
     }
 
     private func record(of entry: StoreIndex.Entry, kind: StoreJournal.Kind, at time: Double) -> StoreJournal.Record {

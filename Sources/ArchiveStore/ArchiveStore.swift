@@ -60,7 +60,12 @@ import Darwin
 /// over the key's file and flushes the directory. A save that throws — unencodable value,
 /// read-only directory, full disk — leaves the previous value as it was and removes its
 /// temporary file; a process killed during a save leaves the previous value or the new one,
-/// never a mix (its temporary file is swept by the next ``removeExpired()`` or ``removeAll()``).
+/// never a mix. Its temporary file is deleted when a store next opens the folder, in this
+/// process or another, or, if a save is running at that moment, after a save of that store
+/// that finds none running (``trim()`` deletes them too). A file of a save in progress is never
+/// deleted: a save holds the store's lock shared until its rename, and only a holder of the
+/// exclusive lock deletes temporary files (the process id in their names is not trusted: ids
+/// are reused, and a container sharing the folder has ids of its own).
 ///
 /// **Concurrency.** An `ArchiveStore` is `Sendable`, and any number of threads and processes
 /// may use the same directory: each key's file is replaced atomically, and the operations that
@@ -100,6 +105,8 @@ public final class ArchiveStore: Sendable {
     /// Opens the store in `directory`, creating the directory (and missing parents) if needed.
     ///
     /// Stores opened on the same directory, in one process or several, share their values.
+    /// Opening the store deletes the temporary files of saves killed midway, unless a save is
+    /// running at that moment (see the durability notes of ``ArchiveStore``); it never waits.
     ///
     /// - Parameters:
     ///   - directory: A file URL. The store writes only inside it.
@@ -115,7 +122,7 @@ public final class ArchiveStore: Sendable {
         var path = directory.standardizedFileURL.path(percentEncoded: false)
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         try Directory.create(path: path, mode: UInt32(permissions.directoryMode))
-        guard try Directory.open(path: path) != nil else {
+        guard let root = try Directory.open(path: path) else {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
         Self.protect(folderAt: path, permissions.fileProtection)
@@ -124,6 +131,7 @@ public final class ArchiveStore: Sendable {
         relativeDirectory = ""
         configuration = Locked(StoreConfiguration())
         state = StoreState(rootPath: path, limits: limits, permissions: permissions)
+        sweepTemporaryFilesIfIdle(root: root)
     }
 
     private init(rootPath: String, namespacePath: [String], configuration: Locked<StoreConfiguration>, state: StoreState) {
@@ -213,6 +221,7 @@ public final class ArchiveStore: Sendable {
             enforceLimits(root: root, protecting: path)
         }
         compactIfDue()
+        sweepTemporaryFilesIfIdle(root: root)
         return true
     }
 

@@ -4,7 +4,8 @@
 /// A store directory holds:
 /// - `key-<escaped key>.archive`: one keyed archive per key (see ``StoreFileName``);
 /// - `ns-<escaped namespace>/`: one directory per nested namespace, laid out the same way;
-/// - `.tmp-<pid>-<sequence>-<random>`: a save in progress (or one killed mid-way, swept later);
+/// - `.tmp-<pid>-<sequence>-<random>`: a save in progress, or one killed midway (deleted when a
+///   store next opens the folder; see ``ArchiveStore/sweepTemporaryFilesIfIdle(root:)``);
 /// - `.lock` (in the store's root directory only): the advisory lock file;
 /// - `.journal` (in the root only): the index of every value's size, expiry and last use
 ///   (``StoreJournal``), rebuilt from the files when it is missing or damaged;

@@ -17,13 +17,21 @@
 //       Exits 1, with the reason on standard error, if a load throws or a value is not
 //       [0, 1, ..., count-1] (an incomplete or mixed save).
 //
+//   archive-store-crash-child open <directory>
+//       Opens a store on the directory, as an app does at launch, prints "opened" and exits 0
+//       (exit 1, with the error, if it cannot be opened).
+//
 //   archive-store-crash-child save <directory> <key> <count> [--namespace NAME]
-//                                  [--file-size-limit BYTES] [--drop-privileges]
-//                                  [--umask OCTAL] [--group] [--maximum-bytes BYTES]
+//                                  [--file-size-limit BYTES] [--killed-past-file-size BYTES]
+//                                  [--drop-privileges] [--umask OCTAL] [--group]
+//                                  [--maximum-bytes BYTES]
 //       Saves [0, ..., count-1] under key once, after lowering RLIMIT_FSIZE (a full disk as
 //       seen by write(2): EFBIG) and/or switching from root to "nobody" (so directory
 //       permissions apply), under the given umask, with the group permissions and/or a byte
 //       limit. Prints "saved" or "error <code>\t<description>"; exits 0 either way.
+//       --killed-past-file-size lowers RLIMIT_FSIZE but leaves SIGXFSZ to kill the process
+//       when a write passes it (without a core dump): a save killed halfway through writing
+//       its temporary file, at a moment known in advance.
 //
 //   archive-store-crash-child decode <file>...
 //       Prints "seed <fingerprint of this process's hash seed>", then "<file name>: <outcome>"
@@ -123,17 +131,35 @@ func dropPrivileges() {
     }
 }
 
-func limitFileSize(_ bytes: UInt64) {
-    signal(SIGXFSZ, SIG_IGN)
-    var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-    #if canImport(Glibc)
-    let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
-    #else
-    let resource = RLIMIT_FSIZE
-    #endif
-    guard setrlimit(resource, &limit) == 0 else {
-        fail("could not set RLIMIT_FSIZE: \(String(cString: strerror(errno)))", status: 5)
+/// Lowers RLIMIT_FSIZE to `bytes`: a write past it fails with EFBIG, or with `fatal` the
+/// process is killed by SIGXFSZ (its core dump turned off; the signal unblocked, as the
+/// parent's mask may block it).
+func limitFileSize(_ bytes: UInt64, fatal: Bool = false) {
+    signal(SIGXFSZ, fatal ? SIG_DFL : SIG_IGN)
+    if fatal {
+        setLimit(RLIMIT_CORE, 0, name: "RLIMIT_CORE")
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGXFSZ)
+        guard pthread_sigmask(SIG_UNBLOCK, &signals, nil) == 0 else { fail("could not unblock SIGXFSZ", status: 5) }
     }
+    setLimit(RLIMIT_FSIZE, bytes, name: "RLIMIT_FSIZE")
+}
+
+#if canImport(Glibc)
+func setLimit(_ resource: __rlimit_resource, _ value: UInt64, name: String) {
+    setLimit(__rlimit_resource_t(resource.rawValue), value, name: name)
+}
+#endif
+
+func setLimit(_ resource: Int32, _ value: UInt64, name: String) {
+    var limit = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
+    #if canImport(Glibc)
+    let result = setrlimit(__rlimit_resource_t(resource), &limit)
+    #else
+    let result = setrlimit(resource, &limit)
+    #endif
+    guard result == 0 else { fail("could not set \(name): \(String(cString: strerror(errno)))", status: 5) }
 }
 
 func runSave(_ arguments: ArraySlice<String>) throws {
@@ -141,6 +167,7 @@ func runSave(_ arguments: ArraySlice<String>) throws {
     var namespace: String?
     var iterator = arguments.makeIterator()
     var limit: UInt64?
+    var fatalLimit = false
     var drop = false
     var permissions = ArchiveStore.Permissions.ownerOnly
     var limits = ArchiveStore.Limits.none
@@ -148,6 +175,9 @@ func runSave(_ arguments: ArraySlice<String>) throws {
         switch argument {
         case "--namespace": namespace = iterator.next()
         case "--file-size-limit": limit = iterator.next().flatMap { UInt64($0) }
+        case "--killed-past-file-size":
+            limit = iterator.next().flatMap { UInt64($0) }
+            fatalLimit = true
         case "--drop-privileges": drop = true
         case "--umask":
             guard let mask = iterator.next().flatMap({ UInt32($0, radix: 8) }) else { fail("--umask OCTAL", status: 2) }
@@ -164,7 +194,7 @@ func runSave(_ arguments: ArraySlice<String>) throws {
         directory: URL(fileURLWithPath: positional[0], isDirectory: true), limits: limits, permissions: permissions)
     if let namespace { store = store.namespace(namespace) }
     if drop { dropPrivileges() }
-    if let limit { limitFileSize(limit) }
+    if let limit { limitFileSize(limit, fatal: fatalLimit) }
     do {
         try store.save(Array(0..<count), forKey: positional[1])
         emit("saved")
@@ -185,6 +215,9 @@ do {
         try runEvictingLoop(directory: arguments[2], maximumBytes: maximumBytes, first: first)
     case "verify" where arguments.count >= 4:
         try runVerify(directory: arguments[2], keys: Array(arguments[3...]))
+    case "open" where arguments.count == 3:
+        _ = try ArchiveStore(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
+        emit("opened")
     case "save":
         try runSave(arguments.dropFirst(2))
     case "decode":
@@ -195,7 +228,8 @@ do {
         try runUpgrade(directory: arguments[2])
     default:
         fail(
-            "usage: archive-store-crash-child loop|verify <directory> <key>... | save <directory> <key> <count> [options]"
+            "usage: archive-store-crash-child loop|verify <directory> <key>... | open <directory>"
+                + " | save <directory> <key> <count> [options]"
                 + " | decode <file>... | rewrite <directory> <file>... | upgrade <directory>",
             status: 2)
     }

@@ -14,7 +14,8 @@ import Darwin
 /// - Read-modify-write operations hold it **exclusive**: deleting an expired value (checked
 ///   again under the lock, so a value saved meanwhile is never deleted), `removeExpired()`,
 ///   `removeAll()` and the sweep of temporary files left by killed processes (under the
-///   exclusive lock every temporary file belongs to a dead save).
+///   exclusive lock every temporary file belongs to a dead save), which a store opening its
+///   folder tries without waiting (``ArchiveStore/sweepTemporaryFilesIfIdle(root:)``).
 ///
 /// `flock` locks belong to an open file description, and each lock opens the file anew, so the
 /// lock excludes threads of one process as well as other processes. Loads take no lock: a
@@ -56,17 +57,17 @@ final class StoreLock {
     }
 
     /// Takes the exclusive lock if no one holds the lock now; nil otherwise (or if the lock
-    /// file cannot be opened, as in a read-only directory).
-    static func tryExclusive(in root: Directory, fileMode: UInt16) -> StoreLock? {
-        guard let lock = try? open(in: root, fileMode: fileMode) else { return nil }
+    /// file cannot be opened, as in a read-only directory, or is absent and `creating` is false).
+    static func tryExclusive(in root: Directory, fileMode: UInt16, creating: Bool = true) -> StoreLock? {
+        guard let lock = try? open(in: root, fileMode: fileMode, creating: creating) else { return nil }
         return retryingInterrupts({ flock(lock.descriptor, LOCK_EX | LOCK_NB) }) == 0 ? lock : nil
     }
 
-    private static func open(in root: Directory, fileMode: UInt16) throws -> StoreLock {
+    private static func open(in root: Directory, fileMode: UInt16, creating: Bool = true) throws -> StoreLock {
         var descriptor = retryingInterrupts {
             openat(root.descriptor, StoreFormat.lockFileName, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         }
-        if descriptor < 0, errno == ENOENT {
+        if descriptor < 0, errno == ENOENT, creating {
             descriptor = retryingInterrupts {
                 openat(
                     root.descriptor, StoreFormat.lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,

@@ -28,6 +28,9 @@ final class StoreState: Sendable {
     let compactionDue = Atomic<Bool>(false)
     /// The journal's snapshot length as last read from its header (0 until then).
     let snapshotLength = Atomic<Int>(0)
+    /// Set until the temporary files of killed saves were swept once since the store was opened
+    /// (see ``ArchiveStore/sweepTemporaryFilesIfIdle(root:)``).
+    let temporaryFilesDue = Atomic<Bool>(true)
     let rootPath: String
 
     init(rootPath: String, limits: ArchiveStore.Limits, permissions: ArchiveStore.Permissions) {
