@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Crash soak for ArchiveStore: starts a child process that saves growing values ([0, ..., n-1])
 # to several keys in a loop, kills it with SIGKILL at a random moment, and checks after every
-# kill that each key loads without error, holds a complete value, and has lost no save the child
-# acknowledged. Repeats KILLS times (default 1000) and prints the figures.
+# kill that once the next store has opened the folder no temporary file is left (the kill's own,
+# if it left one, is deleted by that opening), that each key loads without error, holds a
+# complete value, and has lost no save the child acknowledged. Repeats KILLS times (default
+# 1000) and prints the figures.
 #
 # Then the same with eviction: the suite's EvictionCrashTests run with KILLS kills of a child
 # saving past a byte limit (every remaining value loads whole, the store is within its limit
@@ -32,7 +34,8 @@ LONG_KEY=$(printf 'long key %.0s' {1..40})
 KEYS=("plain" "Mixed/Case ünï" "$LONG_KEY")
 ACKED=(0 0 0)
 
-kills=0 mid_save=0 loads=0 failures=0
+kills=0 mid_save=0 loads=0 failures=0 lost=0 torn=0 left_by_kills=0 left_after_open=0
+temporary_files() { find "$STORE" -name '.tmp-*' | wc -l; }
 start=$(date +%s.%N)
 for ((cycle = 1; cycle <= KILLS; cycle++)); do
     : >"$WORK/acks"
@@ -62,26 +65,47 @@ for ((cycle = 1; cycle <= KILLS; cycle++)); do
         ((n > ACKED[key])) && ACKED[key]=$n
     done < <(awk '$1 == "ack" && NF == 3 { print $2, $3 }' "$WORK/acks")
 
-    if ! counts=$("$CHILD" verify "$STORE" "${KEYS[@]}" 2>"$WORK/verify-errors"); then
-        echo "cycle $cycle: $(cat "$WORK/verify-errors")" >&2
+    # A kill in the middle of writing leaves a temporary file; the next store to open the
+    # folder (another process, as an app's next launch) deletes it, and leaves nothing behind.
+    (($(temporary_files) > 0)) && left_by_kills=$((left_by_kills + 1))
+    if ! opened=$("$CHILD" open "$STORE" 2>"$WORK/open-errors") || [[ $opened != opened ]]; then
+        echo "cycle $cycle: the store did not open: $(cat "$WORK/open-errors")" >&2
         failures=$((failures + 1))
         continue
     fi
+    left=$(temporary_files)
+    if ((left > 0)); then
+        echo "cycle $cycle: $left temporary files left after the next store opened the folder" >&2
+        left_after_open=$((left_after_open + left))
+        failures=$((failures + 1))
+    fi
+
+    # verify prints "<key> <count>" for every key it loads, and the keys that do not load or
+    # hold an incomplete value on standard error (exit status 1).
+    counts=$("$CHILD" verify "$STORE" "${KEYS[@]}" 2>"$WORK/verify-errors")
+    if [[ -s "$WORK/verify-errors" ]]; then
+        echo "cycle $cycle: $(cat "$WORK/verify-errors")" >&2
+        torn=$((torn + $(wc -l <"$WORK/verify-errors")))
+        failures=$((failures + 1))
+    fi
     while read -r key count; do
+        [[ -n $key ]] || continue
         loads=$((loads + 1))
         if ((count < ACKED[key])); then
             echo "cycle $cycle: key $key holds $count elements, but $((ACKED[key])) were acknowledged" >&2
+            lost=$((lost + 1))
             failures=$((failures + 1))
         fi
     done <<<"$counts"
 done
 end=$(date +%s.%N)
 
-temporary=$(find "$STORE" -name '.tmp-*' | wc -l)
 longest=$(printf '%s\n' "${ACKED[@]}" | sort -n | tail -1)
 elapsed=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", e - s }')
-echo "crash-soak: $kills kills ($mid_save after saves began, $temporary mid-write temporary files left)," \
-    "$loads loads verified, $failures failures, longest value $longest, ${elapsed}s"
+echo "crash-soak: $kills kills ($mid_save after saves began, $left_by_kills left a temporary file)," \
+    "$loads loads verified, $lost acknowledged saves lost, $torn torn or unreadable values," \
+    "$left_after_open temporary files left after the next open ($(temporary_files) at the end)," \
+    "$failures failures, longest value $longest, ${elapsed}s"
 ((failures == 0)) || exit 1
 
 ARCHIVE_STORE_EVICTION_KILLS=$KILLS swift test -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" \
