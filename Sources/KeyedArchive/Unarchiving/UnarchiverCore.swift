@@ -360,16 +360,23 @@ final class UnarchiverCore {
     func leave() { depth -= 1 }
 
     /// Charges `units` of work to the decoding budget (`maximumDecodedObjects`) before it is
-    /// done; a sum past the budget, or past `Int.max`, is `.sizeLimit`.
+    /// done; a sum past the budget (or a negative count) is `.sizeLimit`. The room left is
+    /// compared, never the sum, so no count can overflow it.
+    @inline(__always)
     func charge(_ units: Int, byteOffset: Int?, objectIndex: Int?) throws(ArchiveError) {
-        let (sum, overflow) = decodedCount.addingReportingOverflow(units)
-        guard !overflow, units >= 0, sum <= options.maximumDecodedObjects else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
-                byteOffset: byteOffset, objectIndex: objectIndex)
+        // `decodedCount` never exceeds the budget, so the room left cannot overflow.
+        guard units >= 0, units <= options.maximumDecodedObjects &- decodedCount else {
+            throw overBudget(byteOffset: byteOffset, objectIndex: objectIndex)
         }
-        decodedCount = sum
+        decodedCount &+= units
+    }
+
+    @inline(never)
+    private func overBudget(byteOffset: Int?, objectIndex: Int?) -> ArchiveError {
+        ArchiveError(
+            .sizeLimit,
+            reason: "the archive expands to more than \(options.maximumDecodedObjects) decoded values through shared references (raise maximumDecodedObjects to read it)",
+            byteOffset: byteOffset, objectIndex: objectIndex)
     }
 
     /// ``charge(_:byteOffset:objectIndex:)`` for work an object dictionary implies.
