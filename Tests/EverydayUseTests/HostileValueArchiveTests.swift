@@ -148,4 +148,21 @@ struct HostileValueArchiveTests {
         // 4,000 references to a measurement, its unit and converter cost several values each, not one.
         #expect(low > 4 * 4_000, "the archive decodes within \(low) decoded values")
     }
+
+    @Test("A Foundation object referenced twice is archived once, so what decodes archives back within the same budget")
+    func foundationInstancesArchiveOnce() throws {
+        let set = NSCountedSet(array: ["a", "a", "b"])
+        let text = NSAttributedString(string: "hi", attributes: [NSAttributedString.Key("k"): 1])
+        let data = try KeyedArchiver.archivedData(withRootObject: [set, set, text, text] as [Any])
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: [Any].self, from: data) as [Any]?)
+        #expect((decoded[0] as AnyObject) === (decoded[1] as AnyObject) && (decoded[0] as? NSCountedSet)?.count(for: "a") == 2)
+        // The counts of a set archived once are charged once: a budget of 3 reads it.
+        var options = KeyedUnarchiver.Options()
+        options.maximumCountedSetCounts = 3
+        #expect(throws: Never.self) { _ = try KeyedUnarchiver(forReadingFrom: data, options: options).decode([Any].self, forKey: "root") }
+        let typed = try KeyedUnarchiver.unarchivedObject(ofType: [NSAttributedString].self, from: KeyedArchiver.archivedData(withRootObject: [text, text]))
+        #expect(typed.count == 2 && typed[0] === typed[1] && typed[0].isEqual(to: text))
+        let mutable = NSMutableAttributedString(string: "hi")
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: NSAttributedString.self, from: KeyedArchiver.archivedData(withRootObject: mutable)) is NSMutableAttributedString)
+    }
 }

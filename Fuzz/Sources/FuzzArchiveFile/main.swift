@@ -82,7 +82,7 @@ public func fuzzArchiveFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     }
     let file: ArchiveFile
     do {
-        file = try ArchiveFile(contentsOf: scratch)
+        file = try ArchiveFile(contentsOf: scratch, options: Zoo.options)
     } catch {
         expectArchiveError(error, "ArchiveFile(contentsOf:)")
         return 0
@@ -109,7 +109,7 @@ public func fuzzArchiveFile(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     let reread: ArchiveFile
     do {
         try rewritten.write(to: scratch)
-        reread = try ArchiveFile(contentsOf: scratch)
+        reread = try ArchiveFile(contentsOf: scratch, options: Zoo.options)
     } catch {
         fuzzFail("a rewritten ArchiveFile does not open: \(error)")
     }

@@ -22,7 +22,7 @@ public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
     let data = fuzzData(start, count)
     let keys: [String]
     do {
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: Zoo.options)
         keys = unarchiver.allKeys
         for key in keys where !unarchiver.containsValue(forKey: key) { fuzzFail("allKeys lists \(key) but containsValue is false") }
     } catch {
@@ -68,7 +68,7 @@ public func fuzzKeyedUnarchiver(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
     // One unarchiver, several keys in turn: instances shared between keys, and a failed key
     // must not leave half-decoded instances behind for the next.
     do {
-        let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: Zoo.options)
         Zoo.configure(unarchiver)
         var decoded: [Any] = []
         for key in keys.prefix(4) {

@@ -41,7 +41,7 @@ public enum Zoo {
     }
 
     /// Decodes `key` of `data` as `T` with the zoo registered; nil on `ArchiveError`, traps on any other error.
-    public static func decode<T>(_ type: T.Type, forKey key: String = "root", from data: Data, options: KeyedUnarchiver.Options = .init()) -> T? {
+    public static func decode<T>(_ type: T.Type, forKey key: String = "root", from data: Data, options: KeyedUnarchiver.Options = Zoo.options) -> T? {
         do {
             let unarchiver = try KeyedUnarchiver(forReadingFrom: data, options: options)
             configure(unarchiver)
@@ -94,9 +94,18 @@ public enum Zoo {
         checkRoundTrip(value, as: T.self, label: label)
     }
 
+    /// The options every fuzz decode starts from: the defaults, but at most 65,536 decoded values,
+    /// so a value that decodes (logically large, though shared values are decoded once) costs
+    /// the round-trip invariant's encoder no more than that.
+    public static var options: KeyedUnarchiver.Options {
+        var options = KeyedUnarchiver.Options()
+        options.maximumDecodedObjects = 1 << 16
+        return options
+    }
+
     /// The options of the second decode of a versioned type: newer versions read, a report collected.
     public static var lenientOptions: KeyedUnarchiver.Options {
-        var options = KeyedUnarchiver.Options()
+        var options = Zoo.options
         options.allowsNewerVersions = true
         options.collectsReport = true
         return options

@@ -441,6 +441,25 @@ final class ArchiverCore {
         let version: Int
     }
 
+    /// Writes a Foundation object that is a class instance (an `NSCountedSet`, an
+    /// `NSAttributedString`) once per instance, as Foundation's archiver does: a later reference
+    /// to it is its UID. `make` encodes its fields and gives its class name and chain; an
+    /// instance that contains itself is refused, as the reader would refuse it.
+    func foundationInstance(
+        _ object: AnyObject, typeName: String, _ make: () throws -> (className: String, classes: [String], fields: [(String, Int)])
+    ) throws -> Int {
+        // Registered once written whole, so a UID found is never of an object still being written.
+        if let existing = existingUID(of: object) { return uid(existing) }
+        try enterAcyclic(object, typeName: typeName)
+        defer { leaveAcyclic(object) }
+        let (className, classes, fields) = try make()
+        let frame = beginObject()
+        for (key, value) in fields { addField(key, value: value) }
+        endObject(frame, className: className, classes: classes)
+        register(object, uid: frame.uid)
+        return uid(frame.uid)
+    }
+
     /// Writes a Foundation-style object: `$class`, then `fields` (already encoded), as a new UID.
     /// `classes` is its `$classes` chain, `[className, "NSObject"]` unless given.
     func foundationObject(className: String, classes: [String]? = nil, fields: [(String, Int)]) -> Int {

@@ -266,15 +266,15 @@ extension UnarchiverCore {
 final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let set = value as! NSCountedSet
-        let elements = try archiver.canonicalOrder(set.allObjects.map { AnyHashable($0 as! NSObject) })
-        var fields: [(String, Int)] = [(ArchiveFormat.countField, archiver.integer(Int64(elements.count), inline: true))]
-        for (i, element) in elements.enumerated() {
-            fields.append(("\(ArchiveFormat.countedObjectPrefix)\(i)", try archiver.encodeDynamic(element.base, inline: false)))
-            fields.append(("\(ArchiveFormat.countedCountPrefix)\(i)", archiver.integer(Int64(set.count(for: element.base)), inline: true)))
+        return try archiver.foundationInstance(set, typeName: ArchiveFormat.countedSetClass) {
+            let elements = try archiver.canonicalOrder(set.allObjects.map { AnyHashable($0 as! NSObject) })
+            var fields: [(String, Int)] = [(ArchiveFormat.countField, archiver.integer(Int64(elements.count), inline: true))]
+            for (i, element) in elements.enumerated() {
+                fields.append(("\(ArchiveFormat.countedObjectPrefix)\(i)", try archiver.encodeDynamic(element.base, inline: false)))
+                fields.append(("\(ArchiveFormat.countedCountPrefix)\(i)", archiver.integer(Int64(set.count(for: element.base)), inline: true)))
+            }
+            return (ArchiveFormat.countedSetClass, [ArchiveFormat.countedSetClass, "NSMutableSet", ArchiveFormat.setClass, ArchiveFormat.rootClass], fields)
         }
-        return archiver.foundationObject(
-            className: ArchiveFormat.countedSetClass, classes: [ArchiveFormat.countedSetClass, "NSMutableSet", ArchiveFormat.setClass, ArchiveFormat.rootClass],
-            fields: fields)
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
@@ -331,8 +331,14 @@ extension UnarchiverCore {
 /// builds), with the work charged to the decoding budget before it is done.
 final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        let archived = value as? ArchivedAttributedString ?? ArchivedAttributedString(value as! NSAttributedString)
-        return try archiver.attributedString(archived)
+        if let archived = value as? ArchivedAttributedString {
+            let (name, classes, fields) = try archiver.attributedStringFields(archived)
+            return archiver.foundationObject(className: name, classes: classes, fields: fields)
+        }
+        let object = value as! NSAttributedString
+        return try archiver.foundationInstance(object, typeName: ArchiveFormat.attributedStringClass) {
+            try archiver.attributedStringFields(ArchivedAttributedString(object))
+        }
     }
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
@@ -354,7 +360,8 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
             }
             unarchiver.attributedStringAttributes = total
             var made = archived
-            made.isMutable = T.self is NSMutableAttributedString.Type
+            // The archived class, as Foundation's unarchiver makes it (a mutable string is an NSAttributedString too).
+            made.isMutable = made.isMutable || T.self is NSMutableAttributedString.Type
             guard let typed = made.makeAttributedString() as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
             return typed
         }
@@ -363,7 +370,8 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
 }
 
 extension ArchiverCore {
-    fileprivate func attributedString(_ value: ArchivedAttributedString) throws -> Int {
+    /// The class name, class chain and fields of an attributed string's object.
+    fileprivate func attributedStringFields(_ value: ArchivedAttributedString) throws -> (String, [String], [(String, Int)]) {
         // Anything that saves must load: the runs cover the string, in order.
         let length = value.string.utf16.count
         var end = 0
@@ -408,8 +416,7 @@ extension ArchiverCore {
         var fields = [(ArchiveFormat.attributedStringField, text), (ArchiveFormat.attributesField, attributes)]
         if let info { fields.append((ArchiveFormat.attributeRunsField, info)) }
         let name = value.isMutable ? ArchiveFormat.mutableAttributedStringClass : ArchiveFormat.attributedStringClass
-        return foundationObject(
-            className: name, classes: value.isMutable ? [name, ArchiveFormat.attributedStringClass, ArchiveFormat.rootClass] : nil, fields: fields)
+        return (name, value.isMutable ? [name, ArchiveFormat.attributedStringClass, ArchiveFormat.rootClass] : [name, ArchiveFormat.rootClass], fields)
     }
 }
 
