@@ -429,6 +429,16 @@ def _():
     return a, root
 
 
+@archive("index-set-shared-2000", [("[IndexSet]", "ok"), ("Any", "ok")],
+         "2,000 references to one index set of 8,000 ranges: about 16,000,000 values charged, just within maximumDecodedObjects, and the set built once.")
+def _():
+    a = Archive()
+    root = a.reserve()
+    shared = index_set(a, 8_000, [(3 * i, 1) for i in range(8_000)])
+    ns_array(a, [shared] * 2_000, at=root)
+    return a, root
+
+
 @archive("index-set-count-2-pow-40", [("IndexSet", "invalidArchive")],
          "NSRangeCount 2^40 with 10 bytes of NSRangeData: the count is checked against the data before anything grows with it.")
 def _():
