@@ -36,17 +36,52 @@ public struct ArchivedAttributedString {
 
     /// The characters.
     public var string: String
-    /// The runs, in order: each starts where the one before it ends, the first at 0, the last
-    /// ending at the string's UTF-16 length. A string without attributes has none.
-    public var runs: [Run]
     /// Whether it was archived as (and is made as) an `NSMutableAttributedString`.
     public var isMutable: Bool
+    /// The distinct attribute dictionaries, each held once however many runs have it.
+    private(set) var attributeSets: [[String: Any]]
+    /// Each run's range and the position of its attributes in ``attributeSets``.
+    private(set) var runTable: [(range: NSRange, attributes: Int)]
+
+    /// The runs, in order: each starts where the one before it ends, the first at 0, the last
+    /// ending at the string's UTF-16 length. A string without attributes has none.
+    public var runs: [Run] {
+        get { runTable.map { Run(range: $0.range, attributes: attributeSets[$0.attributes]) } }
+        set { (attributeSets, runTable) = Self.table(of: newValue) }
+    }
 
     /// An attributed string of `string` with `runs`.
     public init(string: String, runs: [Run] = [], isMutable: Bool = false) {
         self.string = string
-        self.runs = runs
         self.isMutable = isMutable
+        (attributeSets, runTable) = Self.table(of: runs)
+    }
+
+    /// An attributed string whose runs name their attributes by position in `attributeSets`,
+    /// as an archive does (every position checked by the caller).
+    init(string: String, attributeSets: [[String: Any]], runTable: [(range: NSRange, attributes: Int)], isMutable: Bool) {
+        self.string = string
+        self.isMutable = isMutable
+        self.attributeSets = attributeSets
+        self.runTable = runTable
+    }
+
+    /// The distinct dictionaries of `runs` (told apart with NSDictionary's equality) and each
+    /// run's position among them.
+    private static func table(of runs: [Run]) -> ([[String: Any]], [(range: NSRange, attributes: Int)]) {
+        var sets: [[String: Any]] = []
+        var distinct: [NSDictionary] = []
+        var table: [(range: NSRange, attributes: Int)] = []
+        for run in runs {
+            let object = NSDictionary(dictionary: run.attributes)
+            let index = distinct.firstIndex(of: object) ?? {
+                distinct.append(object)
+                sets.append(run.attributes)
+                return sets.count - 1
+            }()
+            table.append((run.range, index))
+        }
+        return (sets, table)
     }
 
     /// The text and runs of `attributedString` (consecutive runs with equal attributes are one run).
@@ -66,13 +101,12 @@ public struct ArchivedAttributedString {
     public func makeAttributedString() -> NSAttributedString {
         let built = NSMutableAttributedString(string: string)
         let length = built.length
-        for run in runs {
+        let keyed = attributeSets.map { Dictionary(uniqueKeysWithValues: $0.map { (NSAttributedString.Key($0.key), $0.value) }) }
+        for run in runTable {
             let start = min(max(run.range.location, 0), length)
             let end = min(start + min(max(run.range.length, 0), length), length)
             guard end > start else { continue }
-            built.setAttributes(
-                Dictionary(uniqueKeysWithValues: run.attributes.map { (NSAttributedString.Key($0.key), $0.value) }),
-                range: NSRange(location: start, length: end - start))
+            built.setAttributes(keyed[run.attributes], range: NSRange(location: start, length: end - start))
         }
         return isMutable ? built : NSAttributedString(attributedString: built)
     }

@@ -348,8 +348,8 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
         let object = try unarchiver.reusingValue(of: dict, as: T.self, keepsFirst: true) {
             // Setting a run's attributes costs as much as they have entries: all are counted first.
             var total = unarchiver.attributedStringAttributes
-            for run in archived.runs {
-                let (sum, overflow) = total.addingReportingOverflow(run.attributes.count + 1)
+            for run in archived.runTable {
+                let (sum, overflow) = total.addingReportingOverflow(archived.attributeSets[run.attributes].count + 1)
                 guard !overflow, sum <= unarchiver.options.maximumAttributedStringAttributes else {
                     throw ArchiveError(
                         .sizeLimit,
@@ -375,7 +375,7 @@ extension ArchiverCore {
         // Anything that saves must load: the runs cover the string, in order.
         let length = value.string.utf16.count
         var end = 0
-        for (i, run) in value.runs.enumerated() {
+        for (i, run) in value.runTable.enumerated() {
             guard run.range.location == end, run.range.length >= 0, run.range.length <= length - end else {
                 throw ArchiveError(
                     .notArchivable,
@@ -383,27 +383,18 @@ extension ArchiverCore {
             }
             end += run.range.length
         }
-        guard value.runs.isEmpty || end == length else {
+        guard value.runTable.isEmpty || end == length else {
             throw ArchiveError(.notArchivable, reason: "the runs of the attributed string cover \(end) of its \(length) UTF-16 units")
         }
-        // Each distinct attribute dictionary is written once (told apart with NSDictionary's equality).
-        var dictionaries: [[String: Any]] = []
-        var distinct: [NSDictionary] = []
-        var runs: [(length: Int, index: Int)] = []
-        for run in value.runs {
-            let object = NSDictionary(dictionary: run.attributes)
-            let index = distinct.firstIndex(of: object) ?? {
-                distinct.append(object)
-                dictionaries.append(run.attributes)
-                return dictionaries.count - 1
-            }()
-            runs.append((run.range.length, index))
-        }
+        // Each distinct attribute dictionary is written once.
+        let dictionaries = value.attributeSets
+        let runs = value.runTable.map { (length: $0.range.length, index: $0.attributes) }
         let text = string(value.string)
         let attributes: Int
         var info: Int?
         if runs.count <= 1 {
-            attributes = try DictionaryCoder<String, Any>().encode(dictionaries.first ?? [:], inline: false, self)
+            // One run (or none) is written as its dictionary alone.
+            attributes = try DictionaryCoder<String, Any>().encode(runs.first.map { dictionaries[$0.index] } ?? [:], inline: false, self)
         } else {
             attributes = try ArrayCoder<[String: Any]>().encode(dictionaries, inline: false, self)
             var bytes: [UInt8] = []
@@ -445,7 +436,8 @@ extension UnarchiverCore {
         guard try value(in: dict, escapedKey: ArchiveFormat.attributeRunsField) != nil else {
             // One run (or none): the attributes, if any, cover the whole string.
             guard let first = dictionaries.first, length > 0 else { return ArchivedAttributedString(string: text, isMutable: isMutable) }
-            return ArchivedAttributedString(string: text, runs: [.init(range: NSRange(location: 0, length: length), attributes: first)], isMutable: isMutable)
+            return ArchivedAttributedString(
+                string: text, attributeSets: [first], runTable: [(NSRange(location: 0, length: length), 0)], isMutable: isMutable)
         }
         let data = try field(dict, ArchiveFormat.attributeRunsField, DataCoder())
         // Two numbers a run, a byte at least each, and no run is empty: bounded by both.
@@ -456,7 +448,7 @@ extension UnarchiverCore {
         }
         guard numbers.count % 2 == 0 else { throw invalid(dict, "NSAttributeInfo holds an odd count of numbers, \(numbers.count)") }
         try charge(numbers.count / 2, for: dict)
-        var runs: [ArchivedAttributedString.Run] = []
+        var runs: [(range: NSRange, attributes: Int)] = []
         runs.reserveCapacity(numbers.count / 2)
         var location = 0
         for run in 0..<(numbers.count / 2) {
@@ -467,13 +459,13 @@ extension UnarchiverCore {
             guard index < UInt64(dictionaries.count) else {
                 throw invalid(dict, "run \(run) of NSAttributeInfo names attributes \(index) of \(dictionaries.count)")
             }
-            runs.append(.init(range: NSRange(location: location, length: Int(runLength)), attributes: dictionaries[Int(index)]))
+            runs.append((NSRange(location: location, length: Int(runLength)), Int(index)))
             location += Int(runLength)
         }
         guard location == length else {
             throw invalid(dict, "the runs of NSAttributeInfo cover \(location) of the string's \(length) UTF-16 units")
         }
-        return ArchivedAttributedString(string: text, runs: runs, isMutable: isMutable)
+        return ArchivedAttributedString(string: text, attributeSets: dictionaries, runTable: runs, isMutable: isMutable)
     }
 }
 
