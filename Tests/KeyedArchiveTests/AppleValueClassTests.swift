@@ -305,6 +305,22 @@ struct AppleValueClassHostileTests {
         #expect(runs.code == .invalidArchive && runs.reason.contains("NSAttributeInfo"))
     }
 
+    @Test("An attributed string whose one run names the second of its attribute dictionaries archives back with that one")
+    func oneRunNamingAnotherDictionary() throws {
+        let dictionary = { (value: String) -> PlistValue in .dict(["NS.keys": .array([.uid(6)]), "NS.objects": .array([.uid(value == "a" ? 7 : 8)]), "$class": .uid(5)]) }
+        let data = try Self.archive(
+            "NSAttributedString", ["NSString": .uid(2), "NSAttributes": .uid(3), "NSAttributeInfo": .data([3, 1])],
+            extra: [
+                .string("abc"), .dict(["NS.objects": .array([.uid(4), .uid(9)]), "$class": .uid(10)]), dictionary("a"),
+                ZooArchive.classDescription("NSDictionary"), .string("k"), .string("a"), .string("b"), dictionary("b"),
+                ZooArchive.classDescription("NSArray"),
+            ])
+        let archived = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: data) as? ArchivedAttributedString)
+        #expect(archived.runs.count == 1 && archived.runs[0].attributes["k"] as? String == "b")
+        let again = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: KeyedArchiver.archivedData(withRootObject: archived)) as? ArchivedAttributedString)
+        #expect(again.runs.count == 1 && again.runs[0].attributes["k"] as? String == "b" && again.string == "abc")
+    }
+
     @Test("Bad geometry strings and unmapped NSValue kinds say what they hold")
     func values() throws {
         let rect = try Self.error(Any.self, Self.archive("NSValue", ["NS.special": .int(3), "NS.rectval": .uid(2)], extra: [.string("{{1, 2}, {3}}")]))
