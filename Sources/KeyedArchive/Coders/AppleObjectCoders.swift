@@ -300,14 +300,9 @@ extension UnarchiverCore {
         for i in 0..<count {
             let n = try withKeyPath("\(ArchiveFormat.countedCountPrefix)\(i)") { try IntegerCoder<Int>().decode(counts[i], self) }
             guard n >= 1 else { throw invalid(dict, "NS.count\(i) \(n) is not a positive count") }
-            let (sum, overflow) = countedSetCounts.addingReportingOverflow(n)
-            guard !overflow, sum <= options.maximumCountedSetCounts else {
-                throw ArchiveError(
-                    .sizeLimit,
-                    reason: "the counts of the archive's counted sets add up to more than \(options.maximumCountedSetCounts) (raise maximumCountedSetCounts to read it)",
-                    byteOffset: dict.object.offset, objectIndex: dict.index)
-            }
-            countedSetCounts = sum
+            try charge(
+                n, to: &countedSetCounts, limit: options.maximumCountedSetCounts, option: "maximumCountedSetCounts",
+                what: "the counts of the archive's counted sets", for: dict)
             times.append(n)
         }
         let set = NSCountedSet()
@@ -347,18 +342,12 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
         // One object per archived object, however often it is referenced, as Foundation's unarchiver gives.
         let object = try unarchiver.reusingValue(of: dict, as: T.self, keepsFirst: true) {
             // Setting a run's attributes costs as much as they have entries: all are counted first.
-            var total = unarchiver.attributedStringAttributes
             for run in archived.runTable {
-                let (sum, overflow) = total.addingReportingOverflow(archived.attributeSets[run.attributes].count + 1)
-                guard !overflow, sum <= unarchiver.options.maximumAttributedStringAttributes else {
-                    throw ArchiveError(
-                        .sizeLimit,
-                        reason: "the attributed strings' runs set more than \(unarchiver.options.maximumAttributedStringAttributes) attributes (raise maximumAttributedStringAttributes, or read them as ArchivedAttributedString, which builds no NSAttributedString)",
-                        byteOffset: dict.object.offset, objectIndex: dict.index)
-                }
-                total = sum
+                try unarchiver.charge(
+                    archived.attributeSets[run.attributes].count + 1, to: &unarchiver.attributedStringAttributes,
+                    limit: unarchiver.options.maximumAttributedStringAttributes, option: "maximumAttributedStringAttributes",
+                    what: "the attributes the attributed strings' runs set", for: dict)
             }
-            unarchiver.attributedStringAttributes = total
             var made = archived
             // The archived class, as Foundation's unarchiver makes it (a mutable string is an NSAttributedString too).
             made.isMutable = made.isMutable || T.self is NSMutableAttributedString.Type

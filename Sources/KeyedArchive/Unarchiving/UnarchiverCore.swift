@@ -379,6 +379,19 @@ final class UnarchiverCore {
             byteOffset: byteOffset, objectIndex: objectIndex)
     }
 
+    /// Adds `units` to `counter`, a budget of its own bounded by the option `option` (`limit`),
+    /// before the work they stand for; a sum past the limit, or past `Int.max`, is `.sizeLimit`
+    /// saying what was counted (`what`: "the counts of the archive's counted sets").
+    func charge(_ units: Int, to counter: inout Int, limit: Int, option: String, what: String, for dict: ObjectDict) throws(ArchiveError) {
+        let (sum, overflow) = counter.addingReportingOverflow(units)
+        guard units >= 0, !overflow, sum <= limit else {
+            throw ArchiveError(
+                .sizeLimit, reason: "\(what) add up to more than \(limit) (raise \(option) to read it)",
+                byteOffset: dict.object.offset, objectIndex: dict.index)
+        }
+        counter = sum
+    }
+
     /// ``charge(_:byteOffset:objectIndex:)`` for work an object dictionary implies.
     func charge(_ units: Int, for dict: ObjectDict) throws(ArchiveError) {
         try charge(units, byteOffset: dict.object.offset, objectIndex: dict.index)
