@@ -133,6 +133,22 @@ struct FuzzRegressionTests {
 
     // MARK: Specific findings
 
+    /// A decoded counted set holds Swift values (here an NSRange, boxed by Foundation), which the
+    /// encoder cast to NSObject and trapped on (found by FuzzArchiveFile).
+    @Test func aCountedSetOfSwiftValuesArchivesBack() throws {
+        let set = NSCountedSet()
+        set.add(NSRange(location: 1, length: 2) as Any)
+        set.add(NSRange(location: 1, length: 2) as Any)
+        set.add("a")
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: KeyedArchiver.archivedData(withRootObject: set)) as? NSCountedSet)
+        #expect(decoded.count(for: NSRange(location: 1, length: 2)) == 2 && decoded.count(for: "a") == 1)
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-counted-set-of-nsrange.archive"))
+        for key in file.keys {
+            guard let value = try? file.decode(Any.self, forKey: key) else { continue }
+            #expect(throws: Never.self) { _ = try KeyedArchiver.archivedData(withRootObject: value) }
+        }
+    }
+
     /// `ArchiveFile.encoded()` dropped a key whose `$top` value was not a UID (found by FuzzArchiveFile).
     @Test func keepingANonUIDTopEntryIsAnError() throws {
         let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-top-entry-not-uid.archive"))

@@ -267,11 +267,12 @@ final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let set = value as! NSCountedSet
         return try archiver.foundationInstance(set, typeName: ArchiveFormat.countedSetClass) {
-            let elements = try archiver.canonicalOrder(set.allObjects.map { AnyHashable($0 as! NSObject) })
+            // Elements of any kind: a decoded set holds Swift values (an NSRange, a string) as well as objects.
+            let elements = try archiver.canonicalOrder(set.allObjects)
             var fields: [(String, Int)] = [(ArchiveFormat.countField, archiver.integer(Int64(elements.count), inline: true))]
             for (i, element) in elements.enumerated() {
-                fields.append(("\(ArchiveFormat.countedObjectPrefix)\(i)", try archiver.encodeDynamic(element.base, inline: false)))
-                fields.append(("\(ArchiveFormat.countedCountPrefix)\(i)", archiver.integer(Int64(set.count(for: element.base)), inline: true)))
+                fields.append(("\(ArchiveFormat.countedObjectPrefix)\(i)", try archiver.encodeDynamic(element, inline: false)))
+                fields.append(("\(ArchiveFormat.countedCountPrefix)\(i)", archiver.integer(Int64(set.count(for: element)), inline: true)))
             }
             return (ArchiveFormat.countedSetClass, [ArchiveFormat.countedSetClass, "NSMutableSet", ArchiveFormat.setClass, ArchiveFormat.rootClass], fields)
         }
