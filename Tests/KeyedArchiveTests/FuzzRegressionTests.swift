@@ -149,6 +149,30 @@ struct FuzzRegressionTests {
         }
     }
 
+    /// A counted set turns the values added to it into Foundation's objects (a Notification into an
+    /// NSNotification), which had no archived layout (found by FuzzArchiveFile): each archives as
+    /// the value it bridges to, and reads back.
+    @Test func aCountedSetOfFoundationObjectsArchivesBack() throws {
+        let values: [Any] = [
+            Notification(name: Notification.Name("n"), object: nil, userInfo: ["k": 1]), IndexSet([1, 2, 5]), IndexPath(indexes: [1, 2]),
+            Locale(identifier: "de_CH"), TimeZone(identifier: "Europe/Paris")!, Calendar(identifier: .iso8601),
+            Measurement(value: 2, unit: UnitLength.meters),
+        ]
+        let set = NSCountedSet()
+        for value in values { set.add(value as AnyObject) }
+        let data = try KeyedArchiver.archivedData(withRootObject: set)
+        let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofType: Any.self, from: data) as? NSCountedSet)
+        #expect(decoded.count == values.count)
+        #expect(try KeyedArchiver.archivedData(withRootObject: decoded) == data)
+        // (Foundation's own equality decides membership: an NSNotification equals only itself.)
+        #expect(decoded.count(for: IndexSet([1, 2, 5]) as AnyObject) == 1 && decoded.count(for: Locale(identifier: "de_CH") as AnyObject) == 1)
+        let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-counted-set-of-notification.archive"))
+        for key in file.keys {
+            guard let value = try? file.decode(Any.self, forKey: key) else { continue }
+            #expect(throws: Never.self) { _ = try KeyedArchiver.archivedData(withRootObject: value) }
+        }
+    }
+
     /// `ArchiveFile.encoded()` dropped a key whose `$top` value was not a UID (found by FuzzArchiveFile).
     @Test func keepingANonUIDTopEntryIsAnError() throws {
         let file = try ArchiveFile(contentsOf: Self.directory.appending(path: "archivefile-top-entry-not-uid.archive"))

@@ -34,7 +34,39 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
     case is Notification.Type: NotificationCoder()
     case is NSCountedSet.Type: CountedSetCoder<T>()
     case is NSAttributedString.Type, is ArchivedAttributedString.Type: AttributedStringCoder<T>()
+    // Foundation's objects for these values (what a value becomes inside an NSCountedSet or any
+    // other object container) are archived as the values they bridge to.
+    case is NSNotification.Type: BridgedObjectCoder<T, Notification>(NotificationCoder())
+    case is NSIndexSet.Type: BridgedObjectCoder<T, IndexSet>(IndexSetCoder())
+    case is NSIndexPath.Type: BridgedObjectCoder<T, IndexPath>(IndexPathCoder())
+    case is NSLocale.Type: BridgedObjectCoder<T, Locale>(LocaleCoder())
+    case is NSTimeZone.Type: BridgedObjectCoder<T, TimeZone>(TimeZoneCoder())
+    case is NSCalendar.Type: BridgedObjectCoder<T, Calendar>(CalendarCoder())
+    case is NSMeasurement.Type: BridgedObjectCoder<T, Measurement<Unit>>(MeasurementCoder<Unit>())
     default: nil
+    }
+}
+
+/// A Foundation object (`NSNotification`, `NSIndexSet`, …) archived as the Swift value it bridges
+/// to, by that value's coder; decoded as that value, bridged back.
+final class BridgedObjectCoder<T, Value>: TypedCoder<T>, @unchecked Sendable {  // immutable
+    private let valueCoder: TypedCoder<Value>
+
+    init(_ valueCoder: TypedCoder<Value>) {
+        self.valueCoder = valueCoder
+    }
+
+    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        guard let bridged = value as? Value else {
+            throw ArchiveError(.notArchivable, reason: "\(String(reflecting: type(of: value))) does not bridge to \(String(reflecting: Value.self)), so it has no archived layout")
+        }
+        return try valueCoder.encode(bridged, inline: inline, archiver)
+    }
+
+    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+        let value = try valueCoder.decode(reference, unarchiver)
+        guard let object = (value as AnyObject) as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
+        return object
     }
 }
 
