@@ -46,8 +46,8 @@ final class UnarchiverCore {
     /// The attributes of the `NSAttributedString` objects built so far (each run's entries, and one).
     @exclusivity(unchecked) var attributedStringAttributes: Int = 0
     /// Values decoded from objects that are not class instances (Foundation's collections and
-    /// value classes), by UID and the type they were decoded as: a shared reference to one is
-    /// decoded once and reused, so the work it implies is done once per archive.
+    /// value classes), by UID and the type they were decoded as, kept once an object is met a
+    /// second time (see ``reusingValue(of:as:keepsFirst:_:)``).
     @exclusivity(unchecked) var decodedValues: [DecodedValueKey: DecodedValue] = [:]
     /// UIDs decoded once as values: only a value met a second time is kept for reuse, so an
     /// archive without shared values pays one bit per value.
@@ -479,7 +479,7 @@ extension UnarchiverCore {
     }
 }
 
-/// A value decoded from one object as one type (see ``UnarchiverCore/reusingValue(of:as:_:)``).
+/// A value decoded from one object as one type (see ``UnarchiverCore/reusingValue(of:as:keepsFirst:_:)``).
 struct DecodedValueKey: Hashable {
     let uid: Int
     let type: ObjectIdentifier
