@@ -13,10 +13,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "PropertyList"),
-        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
-        .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList"]),
+        // The system calls of ArchiveFile and ArchiveStore (package-only: no product).
+        .target(name: "ArchiveFileSystem", dependencies: ["PropertyList"]),
+        .target(name: "KeyedArchive", dependencies: ["PropertyList", "ArchiveFileSystem"]),
+        .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem"]),
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
-        .executableTarget(name: "karchive", dependencies: ["KeyedArchive", "PropertyList"]),
+        .executableTarget(name: "karchive", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem"]),
         .executableTarget(name: "KeyedArchiveBenchmarks", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
         // Examples/: small apps doing the jobs of the helpers this library replaces (`swift run user-folders`).
         .executableTarget(name: "user-folders", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/user-folders"),
@@ -27,9 +29,9 @@ let package = Package(
         .executableTarget(name: "encoder-store", dependencies: ["KeyedArchive"], path: "Examples/encoder-store"),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "TestSupport"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem", "TestSupport"]),
         .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
-        .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "ArchiveFileSystem", "TestSupport"]),
         // The library as an app meets it: public modules only, no `@testable`, no SPI.
         .testTarget(name: "EverydayUseTests", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
     ],

@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import Foundation
 import KeyedArchive
 
@@ -178,7 +179,7 @@ extension ArchiveStore {
     func catchUp(_ index: inout StoreIndex, root: Directory, rescan: Bool, holdingExclusiveLock: Bool = false) throws {
         let damaged = !tail(&index, root: root)
         guard !index.isLoaded || damaged || rescan else { return }
-        var lock: StoreLock?
+        var lock: FileLock?
         if damaged, !holdingExclusiveLock {
             lock = StoreLock.tryExclusive(in: root, fileMode: state.permissions.fileMode)
         }

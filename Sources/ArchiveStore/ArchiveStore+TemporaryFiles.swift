@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import KeyedArchive
 
 /// The temporary files of saves: `.tmp-<pid>-<count>-<random>`, written, flushed and renamed

@@ -15,8 +15,6 @@ extension ArchiveError.Code {
     public static let letField = Self("letField")
     /// Reflection cannot safely read or write a type's fields.
     public static let reflection = Self("reflection")
-    /// A file could not be read or written.
-    public static let io = Self("io")
     /// The archiver was used after it finished.
     public static let misuse = Self("misuse")
 }

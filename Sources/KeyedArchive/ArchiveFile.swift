@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import Foundation
 @_spi(Reader) import PropertyList
 

@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import KeyedArchive
 import Foundation
 

@@ -166,4 +166,6 @@ extension ArchiveError.Code {
     public static let sizeLimit = Self("sizeLimit")
     /// A value cannot be written in this format.
     public static let unencodable = Self("unencodable")
+    /// A file could not be read or written.
+    public static let io = Self("io")
 }

@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import ArchiveStore
 import Foundation
 import KeyedArchive

@@ -48,6 +48,7 @@
 //       "upgraded <count> in <microseconds>".
 //       Meant to be killed with SIGKILL at a random moment.
 
+import ArchiveFileSystem
 import ArchiveStore
 import Foundation
 import KeyedArchive

@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import KeyedArchive
 #if canImport(Glibc)
 import Glibc

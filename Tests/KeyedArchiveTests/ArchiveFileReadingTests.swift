@@ -1,3 +1,4 @@
+import ArchiveFileSystem
 import Foundation
 import KeyedArchive
 import Testing

@@ -1,5 +1,6 @@
 // Unsafe code in this file: integers are copied out of their own bytes, and the journal is read with pread into a buffer of exactly the bytes asked for.
 
+import ArchiveFileSystem
 import Foundation
 import KeyedArchive
 

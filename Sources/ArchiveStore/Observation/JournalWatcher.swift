@@ -1,5 +1,6 @@
 // Unsafe code in this file: inotify events are read into a buffer of the exact size given to read(2).
 
+import ArchiveFileSystem
 import Dispatch
 import Synchronization
 import Foundation

@@ -1,5 +1,5 @@
 import Foundation
-import KeyedArchive
+import PropertyList
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +18,7 @@ extension Directory {
     /// - Returns: nil when it does not exist and `create` is false.
     /// `mode` is the exact mode of a directory it creates.
     /// `created` is called with the path of a directory it creates.
-    func subdirectory(
+    package func subdirectory(
         _ name: String, create: Bool, mode: UInt16 = 0o700, created whenCreated: (String) -> Void = { _ in }
     ) throws -> Directory? {
         var created = false
@@ -51,7 +51,7 @@ extension Directory {
     }
 
     /// The names in the directory, without `.` and `..`.
-    func entries() throws -> [String] {
+    package func entries() throws -> [String] {
         let copy = dup(descriptor)
         guard copy >= 0, let stream = fdopendir(copy) else {
             let number = errno
@@ -76,7 +76,7 @@ extension Directory {
     ///
     /// - Throws: `ArchiveError` `.sizeLimit` for a file of more than `maximumSize` bytes (before
     ///   reading it), `.io` when it cannot be opened or read or is not a regular file.
-    func readFile(_ name: String, maximumSize: Int) throws -> Data? {
+    package func readFile(_ name: String, maximumSize: Int) throws -> Data? {
         try readFileAndStatus(name, maximumSize: maximumSize)?.data
     }
 
@@ -87,7 +87,7 @@ extension Directory {
     /// its name before writing into it, so a read that raced with that is told by the name no
     /// longer naming the same, unchanged file once the bytes are in. It is then read again, and
     /// a file gone by then is absent.
-    func readFileAndStatus(_ name: String, maximumSize: Int) throws -> (data: Data, status: stat)? {
+    package func readFileAndStatus(_ name: String, maximumSize: Int) throws -> (data: Data, status: stat)? {
         for _ in 0..<Self.readAttempts {
             let file = retryingInterrupts { openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             if file < 0 {
@@ -115,7 +115,7 @@ extension Directory {
     }
 
     /// How many times a file replaced while being read is read again.
-    static let readAttempts = 16
+    package static let readAttempts = 16
 
     @inline(never)
     private func tooLarge(_ name: String, size: String, _ maximumSize: Int) -> ArchiveError {

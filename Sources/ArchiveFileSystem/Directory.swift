@@ -2,6 +2,7 @@
 // `readdir` names are read within their fixed-size field.
 
 import Foundation
+import PropertyList
 
 #if canImport(Glibc)
 import Glibc

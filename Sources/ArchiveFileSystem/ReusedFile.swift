@@ -1,5 +1,5 @@
 import Foundation
-import KeyedArchive
+import PropertyList
 
 #if canImport(Glibc)
 import Glibc
@@ -26,10 +26,10 @@ import Darwin
 /// Only a regular file of this user with one link is reused (a hard link elsewhere would see
 /// the new value); any other victim is deleted. A reused file that is dropped before it is
 /// renamed into place is deleted.
-final class ReusedFile {
+package final class ReusedFile {
     private let directory: Directory
     /// The temporary name it has until it is renamed into place.
-    let name: String
+    package let name: String
     private var descriptor: Int32
     private var placed = false
 
@@ -45,7 +45,7 @@ final class ReusedFile {
     }
 
     /// What ``take(_:in:as:)`` did with a victim.
-    enum Taking {
+    package enum Taking {
         /// Renamed, to be reused.
         case reused(ReusedFile)
         /// Gone from its name: already gone, or renamed and deleted (not a file to reuse).
@@ -55,7 +55,7 @@ final class ReusedFile {
     }
 
     /// Renames `victim` to `temporaryName` and opens it to be reused.
-    static func take(_ victim: String, in directory: Directory, as temporaryName: String) -> Taking {
+    package static func take(_ victim: String, in directory: Directory, as temporaryName: String) -> Taking {
         if renameat(directory.descriptor, victim, directory.descriptor, temporaryName) != 0 {
             return errno == ENOENT ? .removed : .failed
         }
@@ -77,7 +77,7 @@ final class ReusedFile {
     /// current time as its modification time and flushes it to disk.
     ///
     /// - Returns: the file's status once written.
-    func write(_ content: Data, mode: UInt32) throws -> stat {
+    package func write(_ content: Data, mode: UInt32) throws -> stat {
         let path = directory.path(of: name)
         defer {
             close(descriptor)
@@ -102,7 +102,7 @@ final class ReusedFile {
     }
 
     /// Renames the written file to `target`, replacing what is there.
-    func place(as target: String) throws {
+    package func place(as target: String) throws {
         try directory.rename(name, to: target)
         placed = true
     }
