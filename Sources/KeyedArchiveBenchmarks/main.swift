@@ -6,6 +6,9 @@ import Foundation
 if CommandLine.arguments.dropFirst().first == "decode" {
     exit(DecodeCommand.run(Array(CommandLine.arguments.dropFirst(2))))
 }
+if CommandLine.arguments.dropFirst().first == "store-io" {
+    exit(StoreIOCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 do {
     let settings = try BenchmarkSettings.parse(CommandLine.arguments.dropFirst())
