@@ -13,6 +13,10 @@
 // FLUSH_DELAY_MS (a real number of milliseconds, such as 2 or 17) makes every flush sleep that
 // long after the real call returns, to stand for a drive that takes that long to empty its
 // cache (Apple's drives take about 17 ms per F_FULLFSYNC; a virtual disk often returns at once).
+// By default the delays of flushes from several threads overlap, as if the drive emptied its
+// cache for each caller at once; FLUSH_DELAY_SERIAL=1 makes them take turns instead, as a drive
+// that flushes for one caller at a time would. Which of the two a real drive is nearer depends
+// on the drive and the file system, so a measurement of many threads should try both.
 // FLUSH_SHIM_REPORT=1 prints the totals to stderr at exit; otherwise the library prints nothing.
 //
 // A program reads the counts of one phase with the two exported functions, looked up with
@@ -28,6 +32,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +89,16 @@ static long long delay(void) {
     return nanoseconds;
 }
 
+// Whether delays take turns (FLUSH_DELAY_SERIAL=1), read at load time; and the turn.
+static int serial_delays;
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+
 // Read at load time, so a bad FLUSH_DELAY_MS stops the program before it runs, not at its
 // first flush.
 __attribute__((constructor)) static void read_delay(void) {
     delay();
+    const char *serial = getenv("FLUSH_DELAY_SERIAL");
+    serial_delays = serial != NULL && strcmp(serial, "1") == 0;
 }
 
 // Counts a flush and, with FLUSH_DELAY_MS, sleeps after it. errno is kept: the caller reads
@@ -98,7 +109,9 @@ static void flushed(int kind) {
     if (nanoseconds == 0) return;
     int saved = errno;
     struct timespec left = { .tv_sec = nanoseconds / 1000000000LL, .tv_nsec = nanoseconds % 1000000000LL };
+    if (serial_delays) pthread_mutex_lock(&turn);
     while (nanosleep(&left, &left) != 0 && errno == EINTR) {}
+    if (serial_delays) pthread_mutex_unlock(&turn);
     errno = saved;
 }
 
@@ -226,8 +239,8 @@ __attribute__((destructor)) static void report(void) {
     if (wanted == NULL || strcmp(wanted, "1") != 0) return;
     long flushes = 0, writes = 0;
     flush_shim_counts(&flushes, &writes);
-    fprintf(stderr, "flush-shim: %ld flushes, %ld write calls, %.3f ms delay per flush\n",
-        flushes, writes, (double)delay() / 1e6);
+    fprintf(stderr, "flush-shim: %ld flushes, %ld write calls, %.3f ms delay per flush%s\n",
+        flushes, writes, (double)delay() / 1e6, serial_delays ? ", taking turns" : "");
     for (int kind = 0; kind < ALL_KINDS; kind++) {
         long value = atomic_load(&counts[kind]);
         if (value != 0) fprintf(stderr, "flush-shim:   %-16s %ld\n", names[kind], value);
