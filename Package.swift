@@ -14,7 +14,8 @@ let package = Package(
     targets: [
         .target(name: "PropertyList"),
         // The system calls of ArchiveFile and ArchiveStore (package-only: no product).
-        .target(name: "ArchiveFileSystem", dependencies: ["PropertyList"]),
+        .target(name: "CFileSystem"),
+        .target(name: "ArchiveFileSystem", dependencies: ["PropertyList", "CFileSystem"]),
         .target(name: "KeyedArchive", dependencies: ["PropertyList", "ArchiveFileSystem"]),
         .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem"]),
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),

@@ -34,6 +34,8 @@ echo "== build"
 # ArchiveStore depends on the other two, so this compiles all three libraries.
 swift build --scratch-path "$scratch" --target ArchiveStore
 bin=$(swift build --scratch-path "$scratch" --show-bin-path)
+# The C module under ArchiveFileSystem (syncfs) is found through the module map SwiftPM writes.
+cmodules=(-Xcc "-fmodule-map-file=$bin/CFileSystem.build/module.modulemap" -I Sources/CFileSystem/include)
 [[ -d $bin/Modules ]] && bin=$bin/Modules
 
 echo "== symbol graphs"
@@ -45,7 +47,7 @@ for module in "${modules[@]}"; do
     mkdir -p "$graphs/$module"
     # Extension graphs (KeyedArchive@PropertyList.symbols.json) hold the members a module adds to
     # another module's types.
-    "$toolchain/swift-symbolgraph-extract" -module-name "$module" -target "$triple" "${sdk[@]}" -I "$bin" \
+    "$toolchain/swift-symbolgraph-extract" -module-name "$module" -target "$triple" "${sdk[@]}" -I "$bin" "${cmodules[@]}" \
         -output-dir "$graphs/$module" -minimum-access-level public -skip-synthesized-members \
         -emit-extension-block-symbols
 done

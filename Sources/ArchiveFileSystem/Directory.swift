@@ -92,6 +92,23 @@ package final class Directory {
     /// - Returns: The new file's status (its inode stays the same through a rename).
     @discardableResult
     package func createDurableFile(_ name: String, content: Data, mode: UInt32? = nil) throws -> stat {
+        let file = try writeNewFile(name, content: content, mode: mode)
+        if !Directory.flushToDisk(file.descriptor) {
+            let failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
+            file.discard()
+            throw failure
+        }
+        return file.status
+    }
+
+    /// Creates the new file `name` (failing if it exists) with `content` written, and keeps it
+    /// open to be flushed (``Flush``) with others before it is renamed into place.
+    ///
+    /// On failure the partly written file is removed before the error is thrown.
+    ///
+    /// - Parameter mode: The file's exact permissions (whatever the umask); nil for
+    ///   ``fileMode`` less the umask.
+    package func writeNewFile(_ name: String, content: some ContiguousBytes, mode: UInt32? = nil) throws -> WrittenFile {
         let file = retryingInterrupts {
             openat(
                 descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -103,21 +120,16 @@ package final class Directory {
             failure = ArchiveError.io(errno: errno, "set the permissions of", path: path(of: name))
         }
         if failure == nil, !Directory.writeAll(content, to: file) { failure = ArchiveError.io(errno: errno, "write", path: path(of: name)) }
-        if failure == nil, !Directory.flushToDisk(file) {
-            failure = ArchiveError.io(errno: errno, "flush to disk", path: path(of: name))
-        }
         var status = stat()
         if failure == nil, fstat(file, &status) != 0 {
             failure = ArchiveError.io(errno: errno, "inspect", path: path(of: name))
         }
-        if close(file) != 0, failure == nil, errno != EINTR {
-            failure = ArchiveError.io(errno: errno, "close", path: path(of: name))
-        }
         if let failure {
+            close(file)
             _ = unlinkat(descriptor, name, 0)
             throw failure
         }
-        return status
+        return WrittenFile(directory: self, name: name, descriptor: file, status: status)
     }
 
     /// Atomically replaces `target` with `source` (both entries of this directory).
@@ -168,12 +180,37 @@ package final class Directory {
         }
     }
 
-    /// `fsync`, or `F_FULLFSYNC` where plain `fsync` leaves data in the drive's cache (Apple).
+    /// Makes what was written to `descriptor` durable (see ``Flush``); false with `errno` set if
+    /// it failed.
     package static func flushToDisk(_ descriptor: Int32) -> Bool {
-        #if canImport(Darwin)
-        if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
-        #endif
-        return retryingInterrupts { fsync(descriptor) } == 0
+        guard let number = Flush.flush([descriptor], for: .durable) else { return true }
+        errno = number
+        return false
+    }
+}
+
+/// A file just written by ``Directory/writeNewFile(_:content:mode:)``, still open so that it can
+/// be flushed with others; closed when released.
+package final class WrittenFile {
+    package let directory: Directory
+    /// Its name in `directory` (until it is renamed).
+    package let name: String
+    package let descriptor: Int32
+    /// Its status once written (the inode stays the same through a rename).
+    package let status: stat
+
+    init(directory: Directory, name: String, descriptor: Int32, status: stat) {
+        self.directory = directory
+        self.name = name
+        self.descriptor = descriptor
+        self.status = status
+    }
+
+    deinit { close(descriptor) }
+
+    /// Removes the file (it was not renamed into place).
+    package func discard() {
+        _ = unlinkat(directory.descriptor, name, 0)
     }
 }
 

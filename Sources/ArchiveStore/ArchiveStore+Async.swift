@@ -16,9 +16,9 @@ import KeyedArchive
 extension ArchiveStore {
     /// ``save(_:forKey:expiresAfter:)-34ndq`` with the file work off the caller's actor.
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) async throws {
-        let expires = expiresAfter.map { Date(timeIntervalSinceNow: $0.seconds) }
-        let content = try StoreRecord.encode(value, key: key, expires: expires)
-        try await Self.offTheCallersActor { try self.store(content, forKey: key, expires: expires) }
+        let change = try saving(value, forKey: key, expiresAfter: expiresAfter)
+        let commit = Commit(changes: [change], atomic: false, time: now)
+        try await Self.offTheCallersActor { try self.engine.commit(commit) }
     }
 
     /// ``load(_:forKey:)-8yj94`` with the file work and the decoding off the caller's actor.

@@ -3,8 +3,8 @@ import KeyedArchive
 
 /// How a store reads its values: which types a class name may select, and the unarchiver's limits.
 ///
-/// The configuration belongs to the store made with ``ArchiveStore/init(directory:)`` (or
-/// ``ArchiveStore/dataStore(named:)``, ``ArchiveStore/cacheStore(named:)``) and is shared by
+/// The configuration belongs to the store made with ``ArchiveStore/init(directory:limits:permissions:durability:clock:)`` (or
+/// ``ArchiveStore/dataStore(named:durability:)``, ``ArchiveStore/cacheStore(named:limits:durability:)``) and is shared by
 /// every namespace made from it, at any depth and whenever it was made: registering a type on
 /// the store or on any of its namespaces lets all of them read it. A change applies to every
 /// read that starts after it (``ArchiveStore/load(_:forKey:)-8yj94``, the typed getters,
@@ -56,4 +56,7 @@ extension ArchiveStore {
         get { configuration.withLock { $0.unarchiverOptions } }
         set { configuration.withLock { $0.unarchiverOptions = newValue } }
     }
+
+    /// The configuration every namespace of this store shares.
+    var configuration: Locked<StoreConfiguration> { engine.configuration }
 }

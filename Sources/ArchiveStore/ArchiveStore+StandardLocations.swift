@@ -22,14 +22,18 @@ extension ArchiveStore {
     /// let store = try ArchiveStore.dataStore(named: "com.example.Notes")
     /// ```
     ///
-    /// - Parameter name: One directory name, usually the app's bundle identifier.
+    /// - Parameters:
+    ///   - name: One directory name, usually the app's bundle identifier.
+    ///   - durability: What an acknowledged save survives (``Durability``); by default
+    ///     ``Durability/full``: the app's data survives a power loss.
     /// - Throws: `ArchiveError` `.invalidName` for an empty name, `.`, `..`, or a name with
     ///   `/` or NUL; `.io` when the directory cannot be created.
-    public static func dataStore(named name: String) throws -> ArchiveStore {
-        try ArchiveStore(directory: standardDirectory(.data, named: name))
+    public static func dataStore(named name: String, durability: Durability = .full) throws -> ArchiveStore {
+        try ArchiveStore(directory: standardDirectory(.data, named: name), durability: durability)
     }
 
-    /// The store for values that can be fetched or computed again, created if needed.
+    /// The store for values that can be fetched or computed again, created if needed; with
+    /// `limits`, the least recently used values are removed once it holds more than they allow.
     ///
     /// - Apple platforms: `Caches/<name>`, marked excluded from backup.
     /// - Linux and others: `$XDG_CACHE_HOME/<name>` when that variable is an absolute path,
@@ -38,26 +42,22 @@ extension ArchiveStore {
     /// The system may delete cached files at any time (while the app is not running); pair it
     /// with `expiresAfter` for values that go stale.
     ///
-    /// - Parameter name: One directory name, usually the app's bundle identifier.
-    /// - Throws: as ``dataStore(named:)``.
-    public static func cacheStore(named name: String) throws -> ArchiveStore {
-        try cacheStore(named: name, limits: .none)
-    }
-
-    /// The cache store (see ``cacheStore(named:)``) with limits: the least recently used values
-    /// are removed once it holds more than `limits` allow.
-    ///
     /// ```swift
     /// let images = try ArchiveStore.cacheStore(named: "com.example.Photos", limits: .init(maximumBytes: 200 << 20))
     /// ```
     ///
     /// - Parameters:
     ///   - name: One directory name, usually the app's bundle identifier.
-    ///   - limits: The most the cache keeps (``Limits``).
-    /// - Throws: as ``dataStore(named:)``.
-    public static func cacheStore(named name: String, limits: Limits) throws -> ArchiveStore {
+    ///   - limits: The most the cache keeps (``Limits``); by default none.
+    ///   - durability: What an acknowledged save survives (``Durability``); by default
+    ///     ``Durability/buffered``: a cache can be filled again, so its saves flush nothing
+    ///     and survive the app being killed, not a power loss.
+    /// - Throws: as ``dataStore(named:durability:)``.
+    public static func cacheStore(
+        named name: String, limits: Limits = .none, durability: Durability = .buffered
+    ) throws -> ArchiveStore {
         let directory = try standardDirectory(.cache, named: name)
-        let store = try ArchiveStore(directory: directory, limits: limits)
+        let store = try ArchiveStore(directory: directory, limits: limits, durability: durability)
         #if canImport(Darwin)
         var excluded = directory
         var values = URLResourceValues()

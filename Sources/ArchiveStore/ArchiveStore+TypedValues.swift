@@ -61,11 +61,11 @@ extension ArchiveStore {
     /// ``load(_:forKey:)-8yj94``, ``contains(_:)`` or ``keys``. A stored value always wins, even one
     /// the getter cannot convert. Calls merge: a key registered again takes the new value.
     ///
-    /// Like the rest of the configuration, registered defaults are shared by the store made
-    /// with ``init(directory:)`` and every namespace made from it (registering on a namespace
-    /// registers for all of them: defaults are the app's, the namespaces its users). Unlike
-    /// `UserDefaults` on Linux, whose registrations are global to the process, two stores
-    /// opened separately do not share them. Thread-safe.
+    /// Like the rest of the configuration, registered defaults belong to the folder in this
+    /// process: every store opened on it and every namespace made from them share them
+    /// (registering on a namespace registers for all of them: defaults are the app's, the
+    /// namespaces its users). Stores on other folders do not see them, unlike `UserDefaults` on
+    /// Linux, whose registrations are global to the process. Thread-safe.
     ///
     /// - Parameter defaults: Property-list values: `Int` (and the other integer types), `Double`,
     ///   `Float`, `Bool`, `NSNumber`, `String`, `URL`, `Date`, `Data`. Any other value (an
@@ -104,11 +104,13 @@ extension ArchiveStore {
     /// there is neither.
     private func typedValue(forKey key: String) -> TypedValue? {
         let configuration = configuration.withLock { $0 }
-        guard let (stored, _, _) = try? record(forKey: key, configuration: configuration) else {
-            return configuration.defaults[key]
-        }
+        let now = clock.now
+        guard let root = try? engine.openRoot(),
+            let (stored, _) = try? engine.storedRecord(
+                forKey: key, in: place, root: root, now: now, configuration: configuration)
+        else { return configuration.defaults[key] }
         guard let value = try? stored.decodeValue(Any.self) else { return .other }
-        noteUse(of: key)
+        engine.noteUse(of: key, in: place, at: now)
         return TypedValue(value)
     }
 }

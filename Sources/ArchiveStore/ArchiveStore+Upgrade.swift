@@ -51,13 +51,18 @@ extension ArchiveStore {
     /// Rewrites the value of `key` if it is a `T` and writing it again changes its file.
     private func upgrade<T>(_ type: T.Type, forKey key: String, names: Set<String>, in collection: ArchivedCollection?) throws -> Bool {
         let configuration = configuration.withLock { $0 }
-        guard let (record, _, status) = try record(forKey: key, configuration: configuration),
+        let now = clock.now
+        guard let root = try engine.openRoot(),
+            let (record, status) = try engine.storedRecord(
+                forKey: key, in: place, root: root, now: now, configuration: configuration),
             record.holdsObjects(ofClassesNamed: names, in: collection)
         else { return false }
         let value = try record.decodeValue(type)
         let expires = record.expires.map { Date(timeIntervalSinceReferenceDate: $0) }
         let content = try StoreRecord.encode(value, key: key, expires: expires)
         guard content != record.data else { return false }
-        return try store(content, forKey: key, expires: expires, ifUnchanged: FileIdentity(status))
+        return try engine.rewrite(
+            FileChange(place: place, key: key, action: .save(content, expires: record.expires)),
+            ifUnchanged: FileIdentity(status), at: now.timeIntervalSinceReferenceDate)
     }
 }

@@ -4,10 +4,9 @@ import KeyedArchive
 /// What a store's reads use besides the files: the unarchiver's limits, its registered types
 /// and class names, and the registered defaults of the typed getters.
 ///
-/// A store made with ``ArchiveStore/init(directory:)`` (or `dataStore`/`cacheStore`) owns one,
-/// behind a lock, and every namespace made from it (at any depth, before or after a change)
-/// shares it: configuring any of them configures them all. Stores opened separately on the
-/// same directory have their own. Each read takes a copy under the lock, so a change applies
+/// The engine of a store's folder in this process owns one, behind a lock: every store opened
+/// on the folder and every namespace made from them (at any depth, before or after a change)
+/// share it, so configuring any of them configures them all. Each read takes a copy under the lock, so a change applies
 /// to the reads that start after it.
 // `Any.Type` values are immutable metadata that live as long as the process; they are only
 // non-Sendable because the type they name may be, and no instance is reachable through them.

@@ -49,7 +49,7 @@ struct MemoryTier: @unchecked Sendable {
         var expires: Double?
     }
 
-    let capacity: Int
+    private(set) var capacity: Int
     private var items = RecencyList<Item>()
     private var pathByName: [Name: String] = [:]
     private(set) var bytes = 0
@@ -67,6 +67,14 @@ struct MemoryTier: @unchecked Sendable {
         clock += 1
         items.touch(path, at: clock)
         return (path, item)
+    }
+
+    /// Sets the capacity, dropping the least recently used items beyond it.
+    mutating func resize(to capacity: Int) {
+        self.capacity = capacity
+        while bytes > capacity, let oldest = items.oldest {
+            remove(oldest.path)
+        }
     }
 
     /// Keeps `item` for `path`, dropping the least recently used items beyond the capacity. An

@@ -136,13 +136,19 @@ struct StoreIndex: Sendable {
 
     // MARK: Limits
 
-    /// Whether the store is past `limits` at `now`, or holds an expired value; with `saving`,
-    /// once a save of `size` bytes at that path is counted.
-    func isBeyond(_ limits: ArchiveStore.Limits, at now: Double, saving path: String? = nil, size: Int = 0) -> Bool {
-        let old = path.flatMap { order[$0] }
-        let added = path != nil && old == nil ? 1 : 0
+    /// Whether the store is past `limits` at `now`, or holds an expired value, once the saves
+    /// `saving` (paths and sizes) are counted.
+    func isBeyond(_ limits: ArchiveStore.Limits, at now: Double, saving: [(path: String, size: Int)] = []) -> Bool {
+        var added = 0
+        var bytes = totalBytes
+        var counted = Set<String>()
+        for (path, size) in saving where counted.insert(path).inserted {
+            let old = order[path]
+            if old == nil { added += 1 }
+            bytes += size - (old?.size ?? 0)
+        }
         if let maximumCount = limits.maximumCount, count + added > maximumCount { return true }
-        if let maximumBytes = limits.maximumBytes, totalBytes + size - (old?.size ?? 0) > maximumBytes { return true }
+        if let maximumBytes = limits.maximumBytes, bytes > maximumBytes { return true }
         if let maximumAge = limits.maximumAge, let oldest = order.oldest, now - oldest.time > maximumAge.seconds {
             return true
         }
@@ -151,10 +157,10 @@ struct StoreIndex: Sendable {
 
     /// What to remove to be within `limits` at `now`, in order: expired values, values unused
     /// for longer than the maximum age, then the least recently used until the count and the
-    /// bytes are within their maximums. The entry at `protected` (the one being saved) is never
-    /// chosen.
+    /// bytes are within their maximums. The entries at `protected` (the ones being saved) are
+    /// never chosen.
     mutating func victims(
-        for limits: ArchiveStore.Limits, at now: Double, protecting protected: String?
+        for limits: ArchiveStore.Limits, at now: Double, protecting protected: Set<String>
     ) -> [(entry: Entry, expired: Bool)] {
         var chosen: [(entry: Entry, expired: Bool)] = []
         var chosenPaths = Set<String>()
@@ -162,7 +168,7 @@ struct StoreIndex: Sendable {
         var remaining = count
         func choose(_ entry: Entry, expired: Bool) {
             let path = entry.path
-            guard path != protected, chosenPaths.insert(path).inserted else { return }
+            guard !protected.contains(path), chosenPaths.insert(path).inserted else { return }
             chosen.append((entry, expired))
             bytes -= entry.size
             remaining -= 1
@@ -171,7 +177,7 @@ struct StoreIndex: Sendable {
             var earliest = Double.infinity
             for entry in order.elements {
                 guard let expires = entry.expires else { continue }
-                if expires <= now, entry.path != protected { choose(entry, expired: true) } else { earliest = min(earliest, expires) }
+                if expires <= now, !protected.contains(entry.path) { choose(entry, expired: true) } else { earliest = min(earliest, expires) }
             }
             nextExpiry = earliest
         }

@@ -1,0 +1,102 @@
+import ArchiveFileSystem
+import Foundation
+import KeyedArchive
+
+// The limits: deciding from the index that the store is past them, and removing the least
+// recently used values (expired ones first) until it is within them again.
+
+extension StoreEngine {
+    /// Whether the store is past its limits by what the index knows (brought up to date
+    /// first), once the saves `saving` announces are counted.
+    func isPastLimits(root: Directory, saving: [StoreJournal.Record] = [], at now: Double) -> Bool {
+        (try? index.withLock { index in
+            try catchUp(&index, root: root, rescan: false)
+            return index.isBeyond(limits, at: now, saving: saving.map { ($0.path, $0.size) })
+        }) ?? false
+    }
+
+    /// Before saves that take the store past its limits (the caller holds the exclusive lock):
+    /// announces the saves and removes what ``StoreIndex/victims(for:at:protecting:)`` chooses
+    /// with them counted, recording it all in one write to the journal. The values being saved
+    /// (`protected`) are never chosen.
+    func makeRoom(announcing saving: [StoreJournal.Record], root: Directory, protecting protected: Set<String>, at now: Double) {
+        let uses = takePendingUses()
+        index.withLock { index in
+            // Damage hides what other processes saved since: repair first (the lock is held).
+            try? catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
+            for use in uses { index.apply(use) }
+            for record in saving { index.apply(record) }
+            let removed = evict(&index, root: root, protecting: protected, at: now)
+            record(uses + saving + removed, root: root, appliedTo: &index)
+        }
+    }
+
+    /// After a commit: when the store is past its limits (a save of another instance or
+    /// process raced with this one), removes what ``StoreIndex/victims(for:at:protecting:)``
+    /// chooses, under the exclusive lock.
+    ///
+    /// Best effort: the commit is done and durable whatever happens here; a removal that fails
+    /// (a folder that cannot be read or a file that cannot be deleted) is left for the next
+    /// save or ``ArchiveStore/trim()``.
+    func enforceLimits(root: Directory, protecting protected: Set<String>, at now: Double) {
+        guard isPastLimits(root: root, at: now),
+            let lock = try? StoreLock.acquire(.exclusive, in: root, fileMode: permissions.fileMode)
+        else { return }
+        defer { withExtendedLifetime(lock) {} }
+        record(takePendingUses(), root: root)
+        try? index.withLock { index in
+            // Damage hides what other processes saved since: repair first (the lock is held).
+            try catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
+            record(evict(&index, root: root, protecting: protected, at: now), root: root, appliedTo: &index)
+        }
+    }
+
+    /// Removes the victims of the store's limits (the caller holds the exclusive lock) from
+    /// the folders and the index. A file that cannot be removed is skipped.
+    ///
+    /// - Returns: the records of the removals, for the caller to write.
+    func evict(_ index: inout StoreIndex, root: Directory, protecting protected: Set<String>, at now: Double) -> [StoreJournal.Record] {
+        let victims = index.victims(for: limits, at: now, protecting: protected)
+        guard !victims.isEmpty else { return [] }
+        let configuration = configuration.withLock { $0 }
+        var folders: [String: Directory] = [:]
+        var records: [StoreJournal.Record] = []
+        for (entry, expired) in victims {
+            guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName) else {
+                index.remove(entry.path)
+                continue
+            }
+            guard let folder = folders[entry.directory] ?? (try? Self.open(relative: entry.directory, in: root)) else {
+                index.remove(entry.path)  // its folder is gone, and the file with it
+                continue
+            }
+            folders[entry.directory] = folder
+            if expired {
+                // The index's expiry is the one the file was saved with; check it before deleting.
+                guard
+                    let data = try? folder.readFile(
+                        entry.fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+                    let stored = try? StoreRecord(data, path: folder.path(of: entry.fileName), configuration: configuration),
+                    stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
+                else { continue }
+            }
+            // A file already gone (another process evicted it) is recorded all the same.
+            guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
+            forgetInMemory(entry.path)
+            index.remove(entry.path)
+            records.append(Self.record(of: entry, kind: expired ? .expired : .evicted, at: now))
+        }
+        // The removals are not flushed to disk here. Before a save, the save's flush of its
+        // folder makes those in that folder durable. A value evicted just before a power loss
+        // that comes back is harmless: the next scan counts it, the next save past the limits
+        // evicts it again.
+        return records
+    }
+
+    /// The journal record of `kind` for an index entry.
+    static func record(of entry: StoreIndex.Entry, kind: StoreJournal.Kind, at time: Double) -> StoreJournal.Record {
+        StoreJournal.Record(
+            kind: kind, time: time, size: entry.size, expires: entry.expires, directory: entry.directory,
+            fileName: entry.fileName, key: entry.key ?? "")
+    }
+}
