@@ -25,8 +25,12 @@ enum StoreIOCommand {
     enum Scenario: String, CaseIterable {
         /// `ArchiveStore.set(_:forKey:)` of an `Int` over 50 keys, one thread.
         case setInt = "set-int"
+        /// The same at ``ArchiveStore/Durability/buffered``: no flush.
+        case setIntBuffered = "set-int-buffered"
         /// ≈1 KB saves from 8 threads at once, 10 keys per thread.
         case threads
+        /// Batches of 100 ≈1 KB saves (`ArchiveStore.batch`), one thread; an operation is a batch.
+        case batch
         /// Loads of 50 saved ≈1 KB values, from a store without limits.
         case loads
         /// The same loads from a store with a count limit, which keeps the recency of every value.
@@ -120,8 +124,9 @@ enum StoreIOCommand {
     static func prepare(_ scenario: Scenario, count: Int, in root: URL) throws -> Phase {
         typealias Contact = StoreWorkloads.Contact
         switch scenario {
-        case .setInt:
-            let store = try ArchiveStore(directory: root.appending(path: "store"))
+        case .setInt, .setIntBuffered:
+            let durability: ArchiveStore.Durability = scenario == .setInt ? .full : .buffered
+            let store = try ArchiveStore(directory: root.appending(path: "store"), durability: durability)
             try store.set(-1, forKey: "k0")
             return Phase(operations: count) {
                 for i in 0..<count { try store.set(i, forKey: "k\(i % keyCount)") }
@@ -136,11 +141,26 @@ enum StoreIOCommand {
             }
             return Phase(operations: count) { try saves.run() }
 
+        case .batch:
+            let store = try ArchiveStore(directory: root.appending(path: "store"))
+            try store.save(Contact.sample(0), forKey: "warm-up")
+            let batches = max(1, count / 100)
+            let contacts = (0..<100).map(Contact.sample)
+            return Phase(operations: batches) {
+                for _ in 0..<batches {
+                    try store.batch { batch in
+                        for (i, contact) in contacts.enumerated() { try batch.save(contact, forKey: "c\(i)") }
+                    }
+                }
+            }
+
         case .loads, .loadsLimited:
             let directory = root.appending(path: "store")
             let limits: ArchiveStore.Limits = scenario == .loadsLimited ? .init(maximumCount: 1_000) : .none
-            let writer = try ArchiveStore(directory: directory, limits: limits)
-            for i in 0..<keyCount { try writer.save(Contact.sample(i), forKey: "c\(i)") }
+            do {
+                let writer = try ArchiveStore(directory: directory, limits: limits)
+                for i in 0..<keyCount { try writer.save(Contact.sample(i), forKey: "c\(i)") }
+            }
             // The loads go through a store opened afterwards, as an app's next launch would:
             // nothing of the saves is left in its memory.
             let store = try ArchiveStore(directory: directory, limits: limits)
