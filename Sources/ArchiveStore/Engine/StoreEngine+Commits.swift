@@ -29,9 +29,9 @@ import Darwin
 // Group commit: callers queue their commits, and one of them (the leader) writes the group of
 // everything queued while the previous group was being written, then hands each caller its
 // outcome. At `.full` the leader first waits, for at most `gatheringLimit`, for the saves that
-// other threads have started (they are encoding their values) to join, so that threads saving
-// together share one round of flushes instead of taking turns. A thread saving alone never
-// waits. Across processes nothing is shared: each process's writer flushes for its own groups
+// other threads have started (they are encoding their values) and for as many commits as the
+// last group held, so that threads saving together share one round of flushes instead of
+// taking turns. A thread saving alone never waits (its last group held one commit). Across processes nothing is shared: each process's writer flushes for its own groups
 // (a `syncfs` of one also covers what another wrote before it, which is harmless).
 //
 // A batch (`atomic`) also writes a manifest of its renames and removals (see `BatchManifest`)
@@ -74,6 +74,8 @@ final class CommitQueue: @unchecked Sendable {
     private var leading = false
     /// Saves started (their values being encoded) that have not joined the queue yet.
     private var arriving = 0
+    /// How many commits the last group held: threads saving in a loop come back about as many.
+    private var lastGroupSize = 1
 
     /// How long a leader at `.full` durability waits for saves that other threads have started.
     static let gatheringLimit: TimeInterval = 0.001
@@ -115,11 +117,14 @@ final class CommitQueue: @unchecked Sendable {
                 continue
             }
             leading = true
-            if gathering, arriving > 0 {
+            if gathering, arriving > 0 || waiting.count < lastGroupSize {
+                // The saves on their way, and the callers of the last group, who are likely to
+                // save again at once: each costs far less to wait for than a round of flushes.
                 let deadline = Date(timeIntervalSinceNow: Self.gatheringLimit)
-                while arriving > 0, condition.wait(until: deadline) {}
+                while arriving > 0 || waiting.count < lastGroupSize, condition.wait(until: deadline) {}
             }
             let group = waiting
+            lastGroupSize = group.count
             waiting.removeAll()
             condition.unlock()
             let results = write(group.map(\.commit))
