@@ -18,7 +18,7 @@ extension ArchiveStore {
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) async throws {
         let change = try saving(value, forKey: key, expiresAfter: expiresAfter)
         let commit = Commit(changes: [change], atomic: false, time: now)
-        try await Self.offTheCallersActor { try self.engine.commit(commit) }
+        try await Self.offTheCallersActor { try self.engine.commit(commit, announced: false) }
     }
 
     /// ``load(_:forKey:)-8yj94`` with the file work and the decoding off the caller's actor.

@@ -107,7 +107,7 @@ extension ArchiveStore {
         }
         let changes = batch.finish()
         guard !changes.isEmpty else { return result }
-        try engine.commit(Commit(changes: changes, atomic: true, time: now))
+        try engine.commit(Commit(changes: changes, atomic: true, time: now), announced: false)
         return result
     }
 }
@@ -119,6 +119,7 @@ extension ArchiveStore {
     /// to temporary files, its manifest published as `.batch`, the first `renamed` of its saves
     /// renamed into place and nothing else done (for tests of finishing it).
     package func leaveHalfMadeBatch(saving values: [(key: String, value: Int)], removing keys: [String], renamed: Int) throws {
+        guard let engine = engine as? FileStoreEngine else { return }
         let root = try engine.openOrCreateRoot()
         // Held as a writer holds it; released as a killed process's is.
         let lock = try StoreLock.acquire(.shared, in: root, fileMode: permissions.fileMode)
@@ -130,14 +131,14 @@ extension ArchiveStore {
             let file = try directory.writeNewFile(engine.temporaryFileName(), content: content, mode: engine.fileMode)
             manifest.renames.append(
                 .init(directory: place.directory, temporaryName: file.name, fileName: StoreFileName.keyFileName(for: key)))
-            manifest.records.append(StoreEngine.record(.saved, key: key, in: place, at: now, size: content.count))
+            manifest.records.append(StoreJournal.Record.event(.saved, key: key, in: place, at: now, size: content.count))
         }
         for key in keys {
             manifest.removals.append(.init(directory: place.directory, fileName: StoreFileName.keyFileName(for: key)))
-            manifest.records.append(StoreEngine.record(.removed, key: key, in: place, at: now))
+            manifest.records.append(StoreJournal.Record.event(.removed, key: key, in: place, at: now))
         }
         let marker = try BatchMarker.prepare(manifest, in: root, temporaryName: engine.temporaryFileName(), mode: engine.fileMode)
-        try marker.publish(in: root) { try self.engine.finishBatch(left: $0, root: root) }
+        try marker.publish(in: root) { try engine.finishBatch(left: $0, root: root) }
         for rename in manifest.renames.prefix(renamed) { try directory.rename(rename.temporaryName, to: rename.fileName) }
         marker.leave()
     }

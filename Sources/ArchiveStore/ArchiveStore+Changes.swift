@@ -69,7 +69,7 @@ extension ArchiveStore {
         let store = self
         let reader = ValueReader(store: store, key: key, type: type, continuation: continuation)
         defer { reader.yieldCurrent() }  // after the watch starts: no change falls in between
-        let watcher = JournalWatcher(rootPath: engine.rootPath) { [directory = place.directory] records in
+        let watcher = engine.watch { [directory = place.directory] records in
             let relevant = records.contains { record in
                 record.directory == directory && StoreIndex.key(of: record) == key
                     && Change.Kind(record.kind) != nil
@@ -94,7 +94,7 @@ extension ArchiveStore {
     private func changes(matching key: String?) -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream<Change>.makeStream()
         let directory = place.directory
-        let watcher = JournalWatcher(rootPath: engine.rootPath) { records in
+        let watcher = engine.watch { records in
             for record in records where record.directory == directory {
                 guard let kind = Change.Kind(record.kind), let recordKey = StoreIndex.key(of: record) else { continue }
                 if let key, !recordKey.utf8.elementsEqual(key.utf8) { continue }

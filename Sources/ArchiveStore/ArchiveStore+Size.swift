@@ -37,8 +37,7 @@ extension ArchiveStore {
 
     /// What the memory tier holds, and how many loads it answered (for tests and tuning).
     package var memoryTierStatistics: (items: Int, bytes: Int, hits: Int) {
-        let hits = engine.memoryHits.load(ordering: .relaxed)
-        return engine.memory.withLock { ($0.count, $0.bytes, hits) }
+        engine.memoryTierStatistics
     }
 
     // MARK: - Data protection (Apple platforms)
@@ -60,7 +59,7 @@ extension ArchiveStore {
     }
 }
 
-extension StoreEngine {
+extension FileStoreEngine {
     /// ``ArchiveStore/trim()``.
     func trim(now: Date) throws {
         guard let root = try Directory.open(path: rootPath) else { return }

@@ -105,9 +105,7 @@ extension ArchiveStore {
     private func typedValue(forKey key: String) -> TypedValue? {
         let configuration = configuration.withLock { $0 }
         let now = clock.now
-        guard let root = try? engine.openRoot(),
-            let (stored, _) = try? engine.storedRecord(
-                forKey: key, in: place, root: root, now: now, configuration: configuration)
+        guard let (stored, _) = try? engine.storedRecord(forKey: key, in: place, now: now, configuration: configuration)
         else { return configuration.defaults[key] }
         guard let value = try? stored.decodeValue(Any.self) else { return .other }
         engine.noteUse(of: key, in: place, at: now)

@@ -52,9 +52,7 @@ extension ArchiveStore {
     private func upgrade<T>(_ type: T.Type, forKey key: String, names: Set<String>, in collection: ArchivedCollection?) throws -> Bool {
         let configuration = configuration.withLock { $0 }
         let now = clock.now
-        guard let root = try engine.openRoot(),
-            let (record, status) = try engine.storedRecord(
-                forKey: key, in: place, root: root, now: now, configuration: configuration),
+        guard let (record, version) = try engine.storedRecord(forKey: key, in: place, now: now, configuration: configuration),
             record.holdsObjects(ofClassesNamed: names, in: collection)
         else { return false }
         let value = try record.decodeValue(type)
@@ -63,6 +61,6 @@ extension ArchiveStore {
         guard content != record.data else { return false }
         return try engine.rewrite(
             FileChange(place: place, key: key, action: .save(content, expires: record.expires)),
-            ifUnchanged: FileIdentity(status), at: now.timeIntervalSinceReferenceDate)
+            ifUnchanged: version, at: now.timeIntervalSinceReferenceDate)
     }
 }

@@ -85,7 +85,7 @@ import Darwin
 public final class ArchiveStore: Sendable {
     /// The working parts, shared by the store made with ``init(directory:limits:permissions:durability:clock:)``
     /// and every namespace made from it.
-    let engine: StoreEngine
+    let engine: any StoreEngine
     /// The namespace this store is.
     let place: StorePlace
     /// Where this store, and every namespace made from it, reads the time.
@@ -128,18 +128,15 @@ public final class ArchiveStore: Sendable {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
         Self.protect(folderAt: path, permissions.fileProtection)
-        engine = StoreEngine.open(
+        let engine = FileStoreEngine.open(
             rootPath: path, settings: StoreSettings(limits: limits, permissions: permissions, durability: durability))
+        self.engine = engine
         place = .root
         self.clock = clock
-        // Another process may have been killed mid-save since this process last looked, and
-        // files may have been put in the folder by hand: sweep, and scan at the next use of the index.
-        engine.temporaryFilesDue.store(true, ordering: .relaxed)
-        engine.index.withLock { $0.isLoaded = false }
-        engine.sweepTemporaryFilesIfIdle(root: root)
+        engine.reopen(root: root)
     }
 
-    private init(engine: StoreEngine, place: StorePlace, clock: Clock) {
+    init(engine: any StoreEngine, place: StorePlace, clock: Clock) {
         self.engine = engine
         self.place = place
         self.clock = clock
@@ -160,11 +157,7 @@ public final class ArchiveStore: Sendable {
     /// A namespace's directory exists from its first save until ``removeAll()`` empties it; it
     /// may not exist yet. Use it to measure the store's size, to exclude it from backups, or to
     /// look at its files (each one a keyed archive `karchive dump` reads). Write nothing into it.
-    public var directory: URL {
-        place.namespacePath.map(StoreFileName.namespaceDirectoryName(for:)).reduce(
-            URL(fileURLWithPath: engine.rootPath, isDirectory: true)
-        ) { $0.appending(path: $1, directoryHint: .isDirectory) }
-    }
+    public var directory: URL { engine.directory(of: place) }
 
     /// A sub-store whose keys are apart from this store's and from every other namespace's.
     ///
@@ -209,12 +202,12 @@ public final class ArchiveStore: Sendable {
     ///   directory, full disk), with the path and the system's error. Either way the previous
     ///   value is intact.
     public func save<T>(_ value: T, forKey key: String, expiresAfter: Duration? = nil) throws {
-        engine.commits.announce()
+        engine.announceCommit()
         let change: FileChange
         do {
             change = try saving(value, forKey: key, expiresAfter: expiresAfter)
         } catch {
-            engine.commits.withdraw()
+            engine.withdrawCommit()
             throw error
         }
         try engine.commit(Commit(changes: [change], atomic: false, time: now), announced: true)
@@ -246,7 +239,7 @@ public final class ArchiveStore: Sendable {
         guard !legacy.isEmpty else { return try save(value, forKey: Self.defaultKey(for: T.self)) }
         let changes = [try saving(value, forKey: Self.defaultKey(for: T.self), expiresAfter: nil)]
             + legacy.map { FileChange(place: place, key: $0, action: .remove) }
-        try engine.commit(Commit(changes: changes, atomic: true, time: now))
+        try engine.commit(Commit(changes: changes, atomic: true, time: now), announced: false)
     }
 
     // MARK: - Loading
@@ -309,26 +302,7 @@ public final class ArchiveStore: Sendable {
     /// Reads each file's metadata. A damaged file is listed if its name spells its key (any key
     /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
     public var keys: [String] {
-        guard let entries = try? engine.liveEntries(of: place, nested: false, now: clock.now) else { return [] }
-        var keys: [String] = []
-        var unnamed: [String] = []
-        for entry in entries {
-            if let key = entry.key { keys.append(key) } else { unnamed.append(entry.fileName) }
-        }
-        if !unnamed.isEmpty, let (_, directory) = try? engine.openDirectories(place, creating: false) {
-            // Hashed names whose keys the journal does not hold (very long keys): ask the files.
-            let configuration = engine.configuration.withLock { $0 }
-            for name in unnamed {
-                guard
-                    let data = try? directory.readFile(
-                        name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
-                    let stored = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
-                    let key = stored.key, StoreFileName.keyFileName(for: key) == name
-                else { continue }
-                keys.append(key)
-            }
-        }
-        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        (try? engine.keys(in: place, now: clock.now)) ?? []
     }
 
     /// The names of the namespaces directly inside this one, exactly as given to
@@ -340,35 +314,7 @@ public final class ArchiveStore: Sendable {
     /// a directory whose name does not decode, or that lost that file, is left out. Empty
     /// when the directory cannot be read.
     public var namespaces: [String] {
-        guard let (_, directory) = try? engine.openDirectories(place, creating: false),
-            let entries = try? directory.entries()
-        else { return [] }
-        var names: [String] = []
-        for entry in entries {
-            switch StoreFileName.classify(entry) {
-            case .namespace(let name):
-                guard (try? StoreEngine.nestedDirectory(entry, in: directory)) != nil else { continue }
-                names.append(name)
-            case .hashedNamespace:
-                guard let nested = try? StoreEngine.nestedDirectory(entry, in: directory),
-                    let name = Self.recordedName(in: nested),
-                    StoreFileName.namespaceDirectoryName(for: name) == entry
-                else { continue }
-                names.append(name)
-            case .key, .hashedKey, .temporary, .other:
-                continue
-            }
-        }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-
-    /// The name a namespace directory's `.namespace` file holds; nil if it has none.
-    private static func recordedName(in directory: Directory) -> String? {
-        guard
-            let data = try? directory.readFile(
-                StoreFormat.namespaceNameFileName, maximumSize: StoreFormat.maximumNamespaceNameFileSize)
-        else { return nil }
-        return String(validating: data, as: UTF8.self)
+        (try? engine.namespaces(in: place)) ?? []
     }
 
     // MARK: - Removing
@@ -384,9 +330,9 @@ public final class ArchiveStore: Sendable {
 
     /// ``remove(forKey:)-5avmq``, named apart from its `async` form.
     func removeNow(forKey key: String) throws {
-        // Nothing to remove, and no lock file to create, when the namespace has no folder.
-        guard try engine.openDirectories(place, creating: false) != nil else { return }
-        try engine.commit(Commit(changes: [FileChange(place: place, key: key, action: .remove)], atomic: false, time: now))
+        try engine.commit(
+            Commit(changes: [FileChange(place: place, key: key, action: .remove)], atomic: false, time: now),
+            announced: false)
     }
 
     /// Removes every value of this namespace and of every namespace nested in it.

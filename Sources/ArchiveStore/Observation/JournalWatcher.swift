@@ -22,7 +22,7 @@ import Darwin
 /// it grows: inotify on the store's folder on Linux, dispatch sources on the folder and the
 /// journal (kqueue) on Apple platforms. A compaction replaces the journal: the watcher reads the
 /// old file to its end (it keeps it open) before it follows the new one, so no record is missed.
-final class JournalWatcher: @unchecked Sendable {
+final class JournalWatcher: StoreWatch, @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `queue`.
     private let queue = DispatchQueue(label: "ArchiveStore.JournalWatcher")
     private let root: Directory

@@ -14,7 +14,7 @@ import Darwin
 // sweep of killed saves' temporary files: each under the store's exclusive lock, so that no
 // save is half done while they look.
 
-extension StoreEngine {
+extension FileStoreEngine {
     /// Removes every value of `place` and of the namespaces nested in it, and `place`'s folder.
     func removeAll(in place: StorePlace, now: Date) throws {
         defer { compactIfDue() }
@@ -81,7 +81,7 @@ extension StoreEngine {
         if (try? directory.removeFile(fileName)) == true {
             record(
                 [
-                    StoreEngine.record(
+                    StoreJournal.Record.event(
                         .expired, key: key, in: place, at: now.timeIntervalSinceReferenceDate, size: data.count,
                         expires: stored.expires)
                 ], root: root)

@@ -14,7 +14,7 @@ import Darwin
 // (``StoreJournal``): catching up with what other instances and processes appended, scanning
 // the folders when the journal cannot say, and compacting the journal into a snapshot.
 
-extension StoreEngine {
+extension FileStoreEngine {
     /// The unexpired entries of `place` (`nested`: and of the namespaces inside it), pending
     /// saves checked against the disk.
     func liveEntries(of place: StorePlace, nested: Bool, now: Date) throws -> [StoreIndex.Entry] {
@@ -160,7 +160,7 @@ extension StoreEngine {
                 entry.pending = false
                 index.put(entry)  // same time: it keeps its place
             }
-            records.append(Self.record(of: entry, kind: .snapshot, at: entry.lastUse))
+            records.append(StoreJournal.Record.of(entry, kind: .snapshot, at: entry.lastUse))
         }
         guard
             let (identity, length) = try? StoreJournal.rewrite(

@@ -5,7 +5,7 @@ import KeyedArchive
 // The limits: deciding from the index that the store is past them, and removing the least
 // recently used values (expired ones first) until it is within them again.
 
-extension StoreEngine {
+extension FileStoreEngine {
     /// Whether the store is past its limits by what the index knows (brought up to date
     /// first), once the saves `saving` announces are counted.
     func isPastLimits(root: Directory, saving: [StoreJournal.Record] = [], at now: Double) -> Bool {
@@ -84,19 +84,12 @@ extension StoreEngine {
             guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
             forgetInMemory(entry.path)
             index.remove(entry.path)
-            records.append(Self.record(of: entry, kind: expired ? .expired : .evicted, at: now))
+            records.append(StoreJournal.Record.of(entry, kind: expired ? .expired : .evicted, at: now))
         }
         // The removals are not flushed to disk here. Before a save, the save's flush of its
         // folder makes those in that folder durable. A value evicted just before a power loss
         // that comes back is harmless: the next scan counts it, the next save past the limits
         // evicts it again.
         return records
-    }
-
-    /// The journal record of `kind` for an index entry.
-    static func record(of entry: StoreIndex.Entry, kind: StoreJournal.Kind, at time: Double) -> StoreJournal.Record {
-        StoreJournal.Record(
-            kind: kind, time: time, size: entry.size, expires: entry.expires, directory: entry.directory,
-            fileName: entry.fileName, key: entry.key ?? "")
     }
 }

@@ -14,13 +14,13 @@ import Darwin
 // key's file. A load takes no lock and writes nothing, except that it deletes a value it finds
 // expired, and that a store with limits remembers the use (see `PendingUses`).
 
-extension StoreEngine {
+extension FileStoreEngine {
     /// The value of `key` in `place`, decoded as `type`; nil when there is none or it expired.
     func load<T>(_ type: T.Type, forKey key: String, in place: StorePlace, now: Date) throws -> T? {
         let configuration = configuration.withLock { $0 }
         if let hit = try memoryHit(type, forKey: key, in: place, now: now, configuration: configuration) { return hit }
-        guard let root = try openRoot() else { return nil }
-        guard let (record, status) = try storedRecord(forKey: key, in: place, root: root, now: now, configuration: configuration)
+        guard let root = try openRoot(),
+            let (record, status) = try storedRecord(forKey: key, in: place, root: root, now: now, configuration: configuration)
         else { return nil }
         let value = try record.decodeValue(type)
         noteUse(of: key, in: place, at: now)
@@ -46,6 +46,15 @@ extension StoreEngine {
         var status = stat()
         guard lstat(batchMarkerPath, &status) == 0, let root = try Directory.open(path: rootPath) else { return }
         try settleBatch(in: root)
+    }
+
+    func storedRecord(
+        forKey key: String, in place: StorePlace, now: Date, configuration: StoreConfiguration
+    ) throws -> (record: StoreRecord, version: StoredVersion)? {
+        guard let root = try openRoot(),
+            let (record, status) = try storedRecord(forKey: key, in: place, root: root, now: now, configuration: configuration)
+        else { return nil }
+        return (record, .file(FileIdentity(status)))
     }
 
     /// The unexpired record stored under `key` in `place`, read under `configuration`; nil when
@@ -90,6 +99,62 @@ extension StoreEngine {
         return !record.isExpired(at: now)
     }
 
+    // MARK: - Listing
+
+    func keys(in place: StorePlace, now: Date) throws -> [String] {
+        let entries = try liveEntries(of: place, nested: false, now: now)
+        var keys: [String] = []
+        var unnamed: [String] = []
+        for entry in entries {
+            if let key = entry.key { keys.append(key) } else { unnamed.append(entry.fileName) }
+        }
+        if !unnamed.isEmpty, let (_, directory) = try? openDirectories(place, creating: false) {
+            // Hashed names whose keys the journal does not hold (very long keys): ask the files.
+            let configuration = configuration.withLock { $0 }
+            for name in unnamed {
+                guard
+                    let data = try? directory.readFile(
+                        name, maximumSize: configuration.unarchiverOptions.maximumArchiveSize),
+                    let stored = try? StoreRecord(data, path: directory.path(of: name), configuration: configuration),
+                    let key = stored.key, StoreFileName.keyFileName(for: key) == name
+                else { continue }
+                keys.append(key)
+            }
+        }
+        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    func namespaces(in place: StorePlace) throws -> [String] {
+        guard let (_, directory) = try openDirectories(place, creating: false) else { return [] }
+        let entries = try directory.entries()
+        var names: [String] = []
+        for entry in entries {
+            switch StoreFileName.classify(entry) {
+            case .namespace(let name):
+                guard (try? Self.nestedDirectory(entry, in: directory)) != nil else { continue }
+                names.append(name)
+            case .hashedNamespace:
+                guard let nested = try? Self.nestedDirectory(entry, in: directory),
+                    let name = Self.recordedName(in: nested),
+                    StoreFileName.namespaceDirectoryName(for: name) == entry
+                else { continue }
+                names.append(name)
+            case .key, .hashedKey, .temporary, .other:
+                continue
+            }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The name a namespace directory's `.namespace` file holds; nil if it has none.
+    private static func recordedName(in directory: Directory) -> String? {
+        guard
+            let data = try? directory.readFile(
+                StoreFormat.namespaceNameFileName, maximumSize: StoreFormat.maximumNamespaceNameFileSize)
+        else { return nil }
+        return String(validating: data, as: UTF8.self)
+    }
+
     // MARK: - Uses
 
     /// Remembers a load of `key` in a store with limits on its files: at once in this process's
@@ -97,7 +162,7 @@ extension StoreEngine {
     /// such limits has no use for the order, and remembers nothing.
     func noteUse(of key: String, in place: StorePlace, at now: Date) {
         guard limits.limitsDisk else { return }
-        let use = StoreEngine.record(.used, key: key, in: place, at: now.timeIntervalSinceReferenceDate)
+        let use = StoreJournal.Record.event(.used, key: key, in: place, at: now.timeIntervalSinceReferenceDate)
         if indexLoaded.load(ordering: .relaxed) {
             index.withLock { index in
                 if index.isLoaded { index.touch(use.path, at: use.time) }

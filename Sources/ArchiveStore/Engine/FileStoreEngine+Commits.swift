@@ -39,113 +39,21 @@ import Darwin
 // to go, and whoever finds it left by a killed process finishes the batch from it. Several
 // batches in one group share one manifest.
 
-/// One change to one key's file.
-struct FileChange: Sendable {
-    enum Action: Sendable {
-        /// Write `content` (an encoded stored file), which expires at `expires` (seconds since 2001).
-        case save(Data, expires: Double?)
-        case remove
-    }
-
-    let place: StorePlace
-    let key: String
-    let action: Action
-
-    var fileName: String { StoreFileName.keyFileName(for: key) }
-    var path: String { place.path(ofKey: key) }
-}
-
-/// A save, a removal or a batch handed to the durable writer.
-struct Commit: Sendable {
-    let changes: [FileChange]
-    /// A batch: all of its changes become visible together, or none does.
-    let atomic: Bool
-    /// The caller's time (its store's clock), for the journal's records and the limits.
-    let time: Double
-}
-
-/// The commits waiting for the durable writer, and who is writing (see the notes above).
-final class CommitQueue: @unchecked Sendable {
-    // @unchecked: every property is touched only while `condition` is locked.
-    private let condition = NSCondition()
-    private var waiting: [(commit: Commit, ticket: Int)] = []
-    private var outcomes: [Int: Result<Void, ArchiveError>] = [:]
-    private var nextTicket = 0
-    private var leading = false
-    /// Saves started (their values being encoded) that have not joined the queue yet.
-    private var arriving = 0
-    /// How many commits the last group held: threads saving in a loop come back about as many.
-    private var lastGroupSize = 1
-
-    /// How long a leader at `.full` durability waits for saves that other threads have started.
-    static let gatheringLimit: TimeInterval = 0.001
-
-    /// Says that a commit is on its way (its value is being encoded), so that a leader waits for
-    /// it; ``submit(_:announced:gathering:write:)`` or ``withdraw()`` must follow.
-    func announce() {
-        condition.withLock { arriving += 1 }
-    }
-
-    /// Takes back an announcement whose commit will not come (its value could not be encoded).
-    func withdraw() {
-        condition.withLock {
-            arriving -= 1
-            condition.broadcast()
-        }
-    }
-
-    /// Queues `commit` and returns once it is written: by this thread, leading a group of every
-    /// commit queued, or by the thread leading when it arrived.
-    ///
-    /// - Parameters:
-    ///   - announced: ``announce()`` was called for this commit.
-    ///   - gathering: whether a leader waits for announced commits before writing (`.full`).
-    ///   - write: writes a group, returning one outcome per commit, in order.
-    func submit(
-        _ commit: Commit, announced: Bool, gathering: Bool, write: ([Commit]) -> [Result<Void, ArchiveError>]
-    ) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        if announced { arriving -= 1 }
-        let ticket = nextTicket
-        nextTicket += 1
-        waiting.append((commit, ticket))
-        condition.broadcast()
-        while outcomes[ticket] == nil {
-            guard !leading else {
-                condition.wait()
-                continue
-            }
-            leading = true
-            if gathering, arriving > 0 || waiting.count < lastGroupSize {
-                // The saves on their way, and the callers of the last group, who are likely to
-                // save again at once: each costs far less to wait for than a round of flushes.
-                let deadline = Date(timeIntervalSinceNow: Self.gatheringLimit)
-                while arriving > 0 || waiting.count < lastGroupSize, condition.wait(until: deadline) {}
-            }
-            let group = waiting
-            lastGroupSize = group.count
-            waiting.removeAll()
-            condition.unlock()
-            let results = write(group.map(\.commit))
-            condition.lock()
-            for (entry, result) in zip(group, results) { outcomes[entry.ticket] = result }
-            leading = false
-            condition.broadcast()
-        }
-        let outcome = outcomes.removeValue(forKey: ticket)!
-        try outcome.get()
-    }
-}
-
-extension StoreEngine {
+extension FileStoreEngine {
     /// Writes `commit` with the store's durability (see the notes at the top of this file).
     ///
     /// - Parameter announced: ``CommitQueue/announce()`` was called for it.
     /// - Throws: `ArchiveError` `.io` when a file cannot be written, renamed or flushed; the
     ///   keys it changes then keep their previous values (for a batch: all of them), unless the
     ///   failure came after the renames (a failed flush of a folder).
-    func commit(_ commit: Commit, announced: Bool = false) throws {
+    func commit(_ commit: Commit, announced: Bool) throws {
+        // Nothing to remove, and no lock file to create, when a removal's namespace has no folder.
+        if commit.changes.count == 1, case .remove = commit.changes[0].action,
+            try openDirectories(commit.changes[0].place, creating: false) == nil
+        {
+            if announced { commits.withdraw() }
+            return
+        }
         try commits.submit(commit, announced: announced, gathering: durability == .full) { group in
             self.write(group)
         }
@@ -165,7 +73,7 @@ extension StoreEngine {
         let saving = group.flatMap { commit in
             commit.changes.compactMap { change -> StoreJournal.Record? in
                 guard case .save(let content, let expires) = change.action else { return nil }
-                return StoreEngine.record(
+                return StoreJournal.Record.event(
                     .saving, key: change.key, in: change.place, at: commit.time, size: content.count, expires: expires)
             }
         }
@@ -231,12 +139,12 @@ extension StoreEngine {
                         manifest.renames.append(
                             .init(directory: change.place.directory, temporaryName: file.name, fileName: change.fileName))
                         manifest.records.append(
-                            StoreEngine.record(
+                            StoreJournal.Record.event(
                                 .saved, key: change.key, in: change.place, at: commit.time, size: content.count,
                                 expires: expires))
                     case .remove:
                         manifest.removals.append(.init(directory: change.place.directory, fileName: change.fileName))
-                        manifest.records.append(StoreEngine.record(.removed, key: change.key, in: change.place, at: commit.time))
+                        manifest.records.append(StoreJournal.Record.event(.removed, key: change.key, in: change.place, at: commit.time))
                     }
                 }
             }
@@ -290,7 +198,7 @@ extension StoreEngine {
                         }
                         touched[change.place.directory] = directory
                         done.append(
-                            StoreEngine.record(
+                            StoreJournal.Record.event(
                                 .saved, key: change.key, in: change.place, at: commit.time, size: content.count,
                                 expires: expires))
                         keepInMemory(change, content: content, expires: expires, written: file.status, in: directory)
@@ -298,7 +206,7 @@ extension StoreEngine {
                         do {
                             if try directory.removeFile(change.fileName) {
                                 touched[change.place.directory] = directory
-                                done.append(StoreEngine.record(.removed, key: change.key, in: change.place, at: commit.time))
+                                done.append(StoreJournal.Record.event(.removed, key: change.key, in: change.place, at: commit.time))
                             }
                         } catch {
                             failure = failure ?? (error as? ArchiveError)
@@ -347,7 +255,7 @@ extension StoreEngine {
     /// value in place.
     ///
     /// - Returns: whether it wrote.
-    func rewrite(_ change: FileChange, ifUnchanged expected: FileIdentity, at time: Double) throws -> Bool {
+    func rewrite(_ change: FileChange, ifUnchanged expected: StoredVersion, at time: Double) throws -> Bool {
         guard case .save(let content, let expires) = change.action,
             let root = try Directory.open(path: rootPath)
         else { return false }
@@ -355,7 +263,7 @@ extension StoreEngine {
         defer { withExtendedLifetime(lock) {} }
         try settleBatch(in: root)
         guard let directory = try subdirectory(change.place, from: root, creating: false),
-            let status = try directory.status(of: change.fileName), FileIdentity(status) == expected
+            let status = try directory.status(of: change.fileName), .file(FileIdentity(status)) == expected
         else { return false }
         let file = try directory.writeNewFile(temporaryFileName(), content: content, mode: fileMode)
         do {
@@ -369,7 +277,7 @@ extension StoreEngine {
             throw error
         }
         record(
-            [StoreEngine.record(.saved, key: change.key, in: change.place, at: time, size: content.count, expires: expires)],
+            [StoreJournal.Record.event(.saved, key: change.key, in: change.place, at: time, size: content.count, expires: expires)],
             root: root)
         if durability == .full, let number = Flush.flush([directory.descriptor], for: .durable) {
             throw ArchiveError.io(errno: number, "flush to disk", path: directory.path)
@@ -389,9 +297,9 @@ extension StoreEngine {
         guard
             let (data, status) = try? directory.readFileAndStatus(
                 change.fileName, maximumSize: configuration.unarchiverOptions.maximumArchiveSize)
-        else { return StoreEngine.record(.removed, key: change.key, in: change.place, at: time) }
+        else { return StoreJournal.Record.event(.removed, key: change.key, in: change.place, at: time) }
         let stored = try? StoreRecord(data, path: directory.path(of: change.fileName), configuration: configuration)
-        return StoreEngine.record(
+        return StoreJournal.Record.event(
             .restated, key: change.key, in: change.place, at: time, size: Int(status.st_size), expires: stored?.expires)
     }
 
@@ -413,7 +321,7 @@ extension StoreEngine {
     func finishBatch(left manifest: BatchManifest, root: Directory) throws {
         var touched: [String: Directory] = [:]
         for rename in manifest.renames {
-            guard let directory = try StoreEngine.open(relative: rename.directory, in: root) else { continue }
+            guard let directory = try FileStoreEngine.open(relative: rename.directory, in: root) else { continue }
             if renameat(directory.descriptor, rename.temporaryName, directory.descriptor, rename.fileName) == 0 {
                 touched[rename.directory] = directory
             } else if errno != ENOENT {
@@ -421,7 +329,7 @@ extension StoreEngine {
             }
         }
         for removal in manifest.removals {
-            guard let directory = try StoreEngine.open(relative: removal.directory, in: root) else { continue }
+            guard let directory = try FileStoreEngine.open(relative: removal.directory, in: root) else { continue }
             if try directory.removeFile(removal.fileName) { touched[removal.directory] = directory }
         }
         for record in manifest.records { forgetInMemory(record.path) }
