@@ -23,7 +23,7 @@ extension ArchiveStore {
     /// - Parameters:
     ///   - limits: The most the store keeps (``Limits``); by default none.
     ///   - clock: Where the store reads the time (``Clock``; by default the system's).
-    public static func inMemory(limits: Limits = .none, clock: Clock = .system) -> ArchiveStore {
+    public static func inMemory(limits: Limits = .unlimited, clock: Clock = .system) -> ArchiveStore {
         ArchiveStore(engine: MemoryStoreEngine(limits: limits), place: .root, clock: clock)
     }
 }

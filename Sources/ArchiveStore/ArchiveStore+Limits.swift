@@ -60,7 +60,12 @@ extension ArchiveStore {
         }
 
         /// No limit: the store keeps every value until it is removed or expires.
-        public static let none = Limits()
+        public static let unlimited = Limits()
+
+        /// No limit (``unlimited``). Renamed: where a parameter takes optional limits (nil:
+        /// the folder's own), `.none` would read as nil.
+        @available(*, deprecated, renamed: "unlimited")
+        public static var none: Limits { unlimited }
 
         /// Whether any limit applies to the files.
         var limitsDisk: Bool { maximumBytes != nil || maximumCount != nil || maximumAge != nil }

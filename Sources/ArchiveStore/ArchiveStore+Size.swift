@@ -63,6 +63,7 @@ extension FileStoreEngine {
     /// ``ArchiveStore/trim()``.
     func trim(now: Date) throws {
         guard let root = try Directory.open(path: rootPath) else { return }
+        followKeptSettings(root: root)
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
         try settleBatch(in: root)

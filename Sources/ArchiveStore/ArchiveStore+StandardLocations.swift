@@ -24,11 +24,11 @@ extension ArchiveStore {
     ///
     /// - Parameters:
     ///   - name: One directory name, usually the app's bundle identifier.
-    ///   - durability: What an acknowledged save survives (``Durability``); by default
-    ///     ``Durability/full``: the app's data survives a power loss.
+    ///   - durability: What an acknowledged save survives (``Durability``). Nil: what the
+    ///     folder keeps, else ``Durability/full``: the app's data survives a power loss.
     /// - Throws: `ArchiveError` `.invalidName` for an empty name, `.`, `..`, or a name with
     ///   `/` or NUL; `.io` when the directory cannot be created.
-    public static func dataStore(named name: String, durability: Durability = .full) throws -> ArchiveStore {
+    public static func dataStore(named name: String, durability: Durability? = nil) throws -> ArchiveStore {
         try ArchiveStore(directory: standardDirectory(.data, named: name), durability: durability)
     }
 
@@ -48,16 +48,18 @@ extension ArchiveStore {
     ///
     /// - Parameters:
     ///   - name: One directory name, usually the app's bundle identifier.
-    ///   - limits: The most the cache keeps (``Limits``); by default none.
-    ///   - durability: What an acknowledged save survives (``Durability``); by default
-    ///     ``Durability/buffered``: a cache can be filled again, so its saves flush nothing
-    ///     and survive the app being killed, not a power loss.
+    ///   - limits: The most the cache keeps (``Limits``). Nil: what the folder keeps, else none.
+    ///   - durability: What an acknowledged save survives (``Durability``). Nil: what the
+    ///     folder keeps, else ``Durability/buffered``: a cache can be filled again, so its saves
+    ///     flush nothing and survive the app being killed, not a power loss.
     /// - Throws: as ``dataStore(named:durability:)``.
     public static func cacheStore(
-        named name: String, limits: Limits = .none, durability: Durability = .buffered
+        named name: String, limits: Limits? = nil, durability: Durability? = nil
     ) throws -> ArchiveStore {
         let directory = try standardDirectory(.cache, named: name)
-        let store = try ArchiveStore(directory: directory, limits: limits, durability: durability)
+        let store = try ArchiveStore(
+            directory: directory, limits: limits, permissions: nil, durability: durability, clock: .system,
+            defaultDurability: .buffered)
         #if canImport(Darwin)
         var excluded = directory
         var values = URLResourceValues()

@@ -101,35 +101,59 @@ public final class ArchiveStore: Sendable {
     /// ```swift
     /// let store = try ArchiveStore(directory: folder)                               // durable, no limits
     /// let cache = try ArchiveStore(directory: cacheFolder, limits: .init(maximumCount: 500), durability: .buffered)
+    /// let again = try ArchiveStore(directory: cacheFolder)                          // the same limits and durability
     /// ```
+    ///
+    /// **The folder's configuration.** Limits, permissions and durability belong to the folder:
+    /// it keeps them (in `.configuration`), and every instance and process that opens it
+    /// applies them. A parameter left nil takes what the folder keeps (or the default below,
+    /// for a folder that keeps nothing); one that is given changes it for everyone: instances
+    /// already open, in this process and others, apply it from their next save, removal, batch
+    /// or ``trim()``. In one process, every instance opened on a folder also shares its
+    /// registered types, class names, unarchiver options and registered defaults.
     ///
     /// - Parameters:
     ///   - directory: A file URL. The store writes only inside it.
     ///   - limits: The most the store keeps (``Limits``); the least recently used values go
-    ///     first. By default none.
-    ///   - permissions: The modes of the files and folders the store creates (``Permissions``;
-    ///     by default only the owner may read them).
-    ///   - durability: What an acknowledged save survives (``Durability``; by default
-    ///     ``Durability/full``, a power loss).
+    ///     first. Nil: the folder's, else ``Limits/unlimited``.
+    ///   - permissions: The modes of the files and folders the store creates (``Permissions``).
+    ///     Nil: the folder's, else ``Permissions/ownerOnly``.
+    ///   - durability: What an acknowledged save survives (``Durability``). Nil: the folder's,
+    ///     else ``Durability/full``, a power loss.
     ///   - clock: Where the store reads the time (``Clock``; by default the system's).
     /// - Throws: `ArchiveError` `.io` when the directory cannot be created or opened (the reason
     ///   names the path and the system's error).
-    public init(
-        directory: URL, limits: Limits = .none, permissions: Permissions = .ownerOnly, durability: Durability = .full,
+    public convenience init(
+        directory: URL, limits: Limits? = nil, permissions: Permissions? = nil, durability: Durability? = nil,
         clock: Clock = .system
+    ) throws {
+        try self.init(
+            directory: directory, limits: limits, permissions: permissions, durability: durability, clock: clock,
+            defaultDurability: .full)
+    }
+
+    /// ``init(directory:limits:permissions:durability:clock:)`` with the durability a folder that
+    /// keeps none gets when `durability` is nil.
+    init(
+        directory: URL, limits: Limits?, permissions: Permissions?, durability: Durability?, clock: Clock,
+        defaultDurability: Durability
     ) throws {
         guard directory.isFileURL else {
             throw ArchiveError(.io, reason: "\(directory) is not a file URL; pass a directory on the local file system")
         }
         var path = directory.standardizedFileURL.path(percentEncoded: false)
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        try Directory.create(path: path, mode: UInt32(permissions.directoryMode))
+        try Directory.create(path: path, mode: UInt32((permissions ?? .ownerOnly).directoryMode))
         guard let root = try Directory.open(path: path) else {
             throw ArchiveError.io(errno: ENOENT, "open the directory", path: path)
         }
-        Self.protect(folderAt: path, permissions.fileProtection)
-        let engine = FileStoreEngine.open(
-            rootPath: path, settings: StoreSettings(limits: limits, permissions: permissions, durability: durability))
+        let kept = StoreSettings.kept(in: root)
+        let settings = StoreSettings.resolve(
+            limits: limits, permissions: permissions, durability: durability, kept: kept?.settings,
+            defaultDurability: defaultDurability)
+        Self.protect(folderAt: path, settings.permissions.fileProtection)
+        let engine = FileStoreEngine.open(rootPath: path, settings: settings)
+        engine.keep(settings, kept: kept, root: root)
         self.engine = engine
         place = .root
         self.clock = clock

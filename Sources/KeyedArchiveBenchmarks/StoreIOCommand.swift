@@ -156,7 +156,7 @@ enum StoreIOCommand {
 
         case .loads, .loadsLimited:
             let directory = root.appending(path: "store")
-            let limits: ArchiveStore.Limits = scenario == .loadsLimited ? .init(maximumCount: 1_000) : .none
+            let limits: ArchiveStore.Limits = scenario == .loadsLimited ? .init(maximumCount: 1_000) : .unlimited
             do {
                 let writer = try ArchiveStore(directory: directory, limits: limits)
                 for i in 0..<keyCount { try writer.save(Contact.sample(i), forKey: "c\(i)") }

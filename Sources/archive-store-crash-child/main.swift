@@ -24,11 +24,13 @@
 //   archive-store-crash-child save <directory> <key> <count> [--namespace NAME]
 //                                  [--file-size-limit BYTES] [--killed-past-file-size BYTES]
 //                                  [--drop-privileges] [--umask OCTAL] [--group]
-//                                  [--maximum-bytes BYTES]
+//                                  [--maximum-bytes BYTES] [--print-count]
 //       Saves [0, ..., count-1] under key once, after lowering RLIMIT_FSIZE (a full disk as
 //       seen by write(2): EFBIG) and/or switching from root to "nobody" (so directory
 //       permissions apply), under the given umask, with the group permissions and/or a byte
-//       limit. Prints "saved" or "error <code>\t<description>"; exits 0 either way.
+//       limit (without --group or --maximum-bytes the store applies what its folder keeps).
+//       Prints "saved" (and with --print-count "count <the store's count after the save>") or
+//       "error <code>\t<description>"; exits 0 either way.
 //       --killed-past-file-size lowers RLIMIT_FSIZE but leaves SIGXFSZ to kill the process
 //       when a write passes it (without a core dump): a save killed halfway through writing
 //       its temporary file, at a moment known in advance.
@@ -170,8 +172,10 @@ func runSave(_ arguments: ArraySlice<String>) throws {
     var limit: UInt64?
     var fatalLimit = false
     var drop = false
-    var permissions = ArchiveStore.Permissions.ownerOnly
-    var limits = ArchiveStore.Limits.none
+    // Nil unless given: the store then applies what its folder keeps.
+    var permissions: ArchiveStore.Permissions?
+    var limits: ArchiveStore.Limits?
+    var printsCount = false
     while let argument = iterator.next() {
         switch argument {
         case "--namespace": namespace = iterator.next()
@@ -184,7 +188,8 @@ func runSave(_ arguments: ArraySlice<String>) throws {
             guard let mask = iterator.next().flatMap({ UInt32($0, radix: 8) }) else { fail("--umask OCTAL", status: 2) }
             umask(mode_t(mask))
         case "--group": permissions = .group
-        case "--maximum-bytes": limits.maximumBytes = iterator.next().flatMap { Int($0) }
+        case "--print-count": printsCount = true
+        case "--maximum-bytes": limits = ArchiveStore.Limits(maximumBytes: iterator.next().flatMap { Int($0) })
         default: positional.append(argument)
         }
     }
@@ -199,6 +204,7 @@ func runSave(_ arguments: ArraySlice<String>) throws {
     do {
         try store.save(Array(0..<count), forKey: positional[1])
         emit("saved")
+        if printsCount { emit("count \(store.count)") }
     } catch let error as ArchiveError {
         emit("error \(error.code)\t\(error)")
     }

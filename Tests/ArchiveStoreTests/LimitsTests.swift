@@ -170,7 +170,7 @@ struct LimitsTests {
         try fixture.store.trim()
         #expect(fixture.store.count == 50)
         #expect(!FileManager.default.fileExists(atPath: fixture.file(forKey: "short").path))
-        #expect(fixture.store.limits == .none)
+        #expect(fixture.store.limits == .unlimited)
     }
 
     @Test func limitsAreCheckedAndClamped() {
@@ -178,6 +178,6 @@ struct LimitsTests {
         #expect(limits.maximumBytes == 0)
         #expect(limits.maximumCount == 0)
         #expect(limits.maximumAge == .zero)
-        #expect(ArchiveStore.Limits() == .none)
+        #expect(ArchiveStore.Limits() == .unlimited)
     }
 }

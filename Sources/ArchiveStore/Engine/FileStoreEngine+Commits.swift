@@ -69,6 +69,8 @@ extension FileStoreEngine {
         }
         let root: Directory
         do { root = try openOrCreateRoot() } catch { return failAll(error) }
+        followKeptSettings(root: root)
+        let durability = self.durability
         let time = group.map(\.time).max() ?? 0
         let saving = group.flatMap { commit in
             commit.changes.compactMap { change -> StoreJournal.Record? in

@@ -95,6 +95,36 @@ final class FileStoreEngine: StoreEngine {
         memory.withLock { $0.resize(to: new.limits.memoryBytes ?? 0) }
     }
 
+    /// The identity of the `.configuration` file whose settings this engine applies (nil: none).
+    private let keptIdentity = Locked<FileIdentity?>(nil)
+
+    /// Makes `settings` the folder's: written to `.configuration` unless it keeps them already
+    /// (best effort: a folder that cannot be written keeps what it had, and this process uses
+    /// `settings` all the same), and applied here.
+    func keep(_ settings: StoreSettings, kept: (settings: StoreSettings, identity: FileIdentity)?, root: Directory) {
+        var identity = kept?.identity
+        if settings != (kept?.settings ?? .implicit) {
+            if (try? settings.keep(in: root, temporaryName: temporaryFileName())) != nil {
+                identity = StoreSettings.identity(in: root)
+            }
+        }
+        keptIdentity.withLock { $0 = identity }
+        apply(settings)
+    }
+
+    /// Applies the settings the folder keeps if an opener (in any process) changed them since
+    /// this engine last looked: one `lstat`, at each group of commits and each trim.
+    func followKeptSettings(root: Directory) {
+        let identity = StoreSettings.identity(in: root)
+        guard identity != keptIdentity.withLock({ $0 }) else { return }
+        guard let kept = StoreSettings.kept(in: root) else {
+            keptIdentity.withLock { $0 = identity }
+            return
+        }
+        keptIdentity.withLock { $0 = kept.identity }
+        apply(kept.settings)
+    }
+
     /// Opened again by a new instance: another process may have been killed mid-save since this
     /// process last looked, and files may have been put in the folder by hand: sweep now if no
     /// save is running, and scan the folders at the next use of the index.

@@ -105,13 +105,6 @@ struct StorePlace: Sendable {
     }
 }
 
-/// What the opener of a store decides: kept by the folder's engine, the same for every instance.
-struct StoreSettings: Sendable, Equatable {
-    var limits: ArchiveStore.Limits
-    var permissions: ArchiveStore.Permissions
-    var durability: ArchiveStore.Durability
-}
-
 /// Loads not yet written to the journal: the last one of each value only (only the last use of a
 /// value matters to the order), written once ``usesPerWrite`` loads have gathered or the oldest
 /// waited ``secondsPerWrite``, with the next save, trim or eviction, and when the store goes away.
