@@ -31,14 +31,15 @@ struct ChangeObservationTests {
     @Test func savesRemovalsExpiriesAndEvictionsArriveInOrder() async throws {
         let fixture = try StoreFixture()
         // Three places for the whole store, the other namespace's value included.
-        let store = try ArchiveStore(directory: fixture.directory, limits: .init(maximumCount: 3))
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, limits: .init(maximumCount: 3), clock: clock.clock)
+        // The watch starts when the sequence is made: every change after this line is reported.
         let changes = store.changes()
         async let seen = Self.first(6, of: changes)
-        try await Task.sleep(for: .milliseconds(50))
         try await store.save(1, forKey: "a")
-        try await store.save(2, forKey: "short", expiresAfter: .milliseconds(30))
+        try await store.save(2, forKey: "short", expiresAfter: .seconds(30))
         try await store.namespace("other").save(9, forKey: "elsewhere")  // another namespace: not reported
-        try await Task.sleep(for: .milliseconds(60))
+        clock.advance(by: .seconds(30))
         #expect(try await store.load(Int.self, forKey: "short") == nil)  // expired: deleted by the load
         try await store.save(3, forKey: "b")
         // Four values for three places: "a" is evicted, before "c" is reported saved (the save
@@ -53,9 +54,10 @@ struct ChangeObservationTests {
     @Test func changesForOneKeyLeaveOthersOutAndRemoveAllReportsEachKey() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        async let forKey = Self.first(2, of: store.changes(forKey: "k"))
-        async let all = Self.first(4, of: store.changes())
-        try await Task.sleep(for: .milliseconds(50))
+        let keyChanges = store.changes(forKey: "k")
+        let allChanges = store.changes()
+        async let forKey = Self.first(2, of: keyChanges)
+        async let all = Self.first(4, of: allChanges)
         try await store.save(1, forKey: "other")
         try await store.save(2, forKey: "k")
         try store.removeAll()
@@ -87,8 +89,8 @@ struct ChangeObservationTests {
     @Test func changesFromAnotherProcessAreSeen() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        async let seen = Self.first(2, of: store.changes(forKey: "k"))
-        try await Task.sleep(for: .milliseconds(50))
+        let changes = store.changes(forKey: "k")
+        async let seen = Self.first(2, of: changes)
         let first = try CrashChild.run(["save", fixture.directory.path, "k", "3"])
         #expect(first.output == "saved\n")
         let second = try CrashChild.run(["save", fixture.directory.path, "k", "4"])

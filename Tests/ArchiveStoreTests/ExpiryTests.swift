@@ -23,14 +23,19 @@ struct ExpiryTests {
 
     @Test func valueExpiresAfterItsDuration() async throws {
         let fixture = try StoreFixture()
-        try await fixture.store.save("fresh", forKey: "feed", expiresAfter: .milliseconds(300))
-        try await fixture.store.save("forever", forKey: "other")
-        #expect(try await fixture.store.load(String.self, forKey: "feed") == "fresh")
-        #expect(fixture.store.contains("feed"))
-        try await Task.sleep(for: .milliseconds(450))
-        #expect(!fixture.store.contains("feed"))
-        #expect(try await fixture.store.load(String.self, forKey: "feed") == nil)
-        #expect(try await fixture.store.load(String.self, forKey: "other") == "forever")
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
+        try await store.save("fresh", forKey: "feed", expiresAfter: .seconds(300))
+        try await store.save("forever", forKey: "other")
+        clock.advance(by: .milliseconds(299_999))
+        #expect(try await store.load(String.self, forKey: "feed") == "fresh")
+        #expect(store.contains("feed"))
+        clock.advance(by: .milliseconds(1))
+        #expect(!store.contains("feed"))
+        #expect(FileManager.default.fileExists(atPath: fixture.file(forKey: "feed").path))
+        #expect(try await store.load(String.self, forKey: "feed") == nil)
+        #expect(!FileManager.default.fileExists(atPath: fixture.file(forKey: "feed").path))
+        #expect(try await store.load(String.self, forKey: "other") == "forever")
     }
 
     @Test func savingAgainWithoutExpiryKeepsTheValue() throws {

@@ -6,8 +6,10 @@ import Testing
 @Suite("ArchiveStore limits and eviction")
 struct LimitsTests {
     /// A store on the fixture's folder with `limits`, as a relaunched app would open it.
-    private func open(_ fixture: borrowing StoreFixture, _ limits: ArchiveStore.Limits) throws -> ArchiveStore {
-        try ArchiveStore(directory: fixture.directory, limits: limits)
+    private func open(
+        _ fixture: borrowing StoreFixture, _ limits: ArchiveStore.Limits, clock: ArchiveStore.ManualClock? = nil
+    ) throws -> ArchiveStore {
+        try ArchiveStore(directory: fixture.directory, limits: limits, clock: clock?.clock ?? .system)
     }
 
     /// The size of the file `key` is stored in.
@@ -50,15 +52,16 @@ struct LimitsTests {
 
     @Test func theAgeLimitRemovesValuesNotUsedWithinIt() throws {
         let fixture = try StoreFixture()
-        let store = try open(fixture, .init(maximumAge: .milliseconds(300)))
+        let clock = ArchiveStore.ManualClock()
+        let store = try open(fixture, .init(maximumAge: .seconds(300)), clock: clock)
         try store.save(1, forKey: "old")
         try store.save(2, forKey: "kept")
-        Thread.sleep(forTimeInterval: 0.2)
+        clock.advance(by: .seconds(200))
         #expect(try store.load(Int.self, forKey: "kept") == 2)
-        Thread.sleep(forTimeInterval: 0.2)
+        clock.advance(by: .seconds(101))
         try store.save(3, forKey: "new")
         #expect(store.keys == ["kept", "new"])
-        Thread.sleep(forTimeInterval: 0.4)
+        clock.advance(by: .seconds(400))
         try store.trim()
         #expect(store.keys.isEmpty)
         #expect(StoreFixture.tree(at: fixture.directory).filter { $0.hasPrefix("key-") }.isEmpty)
@@ -66,11 +69,12 @@ struct LimitsTests {
 
     @Test func limitsTogetherApplyTheStrictestAndExpiredValuesGoFirst() throws {
         let fixture = try StoreFixture()
-        let store = try open(fixture, .init(maximumBytes: 1 << 20, maximumCount: 3))
+        let clock = ArchiveStore.ManualClock()
+        let store = try open(fixture, .init(maximumBytes: 1 << 20, maximumCount: 3), clock: clock)
         try store.save(1, forKey: "a")
-        try store.save(2, forKey: "short", expiresAfter: .milliseconds(100))
+        try store.save(2, forKey: "short", expiresAfter: .seconds(100))
         try store.save(3, forKey: "b")
-        Thread.sleep(forTimeInterval: 0.2)
+        clock.advance(by: .seconds(100))
         // Four values for three places: the expired one goes, not "a", the least recently used.
         try store.save(4, forKey: "c")
         #expect(store.keys == ["a", "b", "c"])
@@ -105,12 +109,13 @@ struct LimitsTests {
 
     @Test func countTotalBytesAndKeysCoverNamespacesAsTheLimitsDo() throws {
         let fixture = try StoreFixture()
-        let store = fixture.store
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
         try store.save(1, forKey: "a")
         try store.namespace("alice").save(2, forKey: "b")
         try store.namespace("alice").namespace("x").save(3, forKey: "c")
-        try store.save(4, forKey: "gone", expiresAfter: .milliseconds(50))
-        Thread.sleep(forTimeInterval: 0.1)
+        try store.save(4, forKey: "gone", expiresAfter: .seconds(50))
+        clock.advance(by: .seconds(50))
         let sizes = [
             try fileSize(fixture, "a"), try fileSize(fixture, "b", in: store.namespace("alice")),
             try fileSize(fixture, "c", in: store.namespace("alice").namespace("x")),
@@ -126,13 +131,14 @@ struct LimitsTests {
     @Test func aDeletedOrDamagedJournalIsRebuiltFromTheFiles() throws {
         let fixture = try StoreFixture()
         let journal = fixture.directory.appending(path: ".journal")
+        let clock = ArchiveStore.ManualClock()
         do {
-            let store = try open(fixture, .init(maximumCount: 10))
-            for i in 0..<5 { try store.save(i, forKey: "k\(i)", expiresAfter: i == 4 ? .milliseconds(50) : nil) }
+            let store = try open(fixture, .init(maximumCount: 10), clock: clock)
+            for i in 0..<5 { try store.save(i, forKey: "k\(i)", expiresAfter: i == 4 ? .seconds(50) : nil) }
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        clock.advance(by: .seconds(50))
         try FileManager.default.removeItem(at: journal)
-        let rebuilt = try open(fixture, .init(maximumCount: 10))
+        let rebuilt = try open(fixture, .init(maximumCount: 10), clock: clock)
         #expect(rebuilt.keys == ["k0", "k1", "k2", "k3"])  // the expiry was read from the file
         #expect(FileManager.default.fileExists(atPath: journal.path))
 
@@ -140,7 +146,7 @@ struct LimitsTests {
         var bytes = try Data(contentsOf: journal)
         bytes.append(contentsOf: [0xFF, 0x00, 0x00, 0x00, 0xDE, 0xAD, 0xBE, 0xEF] + [UInt8](repeating: 0x41, count: 300))
         try bytes.write(to: journal)
-        let afterDamage = try open(fixture, .init(maximumCount: 10))
+        let afterDamage = try open(fixture, .init(maximumCount: 10), clock: clock)
         #expect(afterDamage.keys == ["k0", "k1", "k2", "k3"])
         try afterDamage.save(9, forKey: "k9")
         #expect(afterDamage.count == 5)
@@ -164,11 +170,13 @@ struct LimitsTests {
 
     @Test func withoutLimitsNothingIsEvictedAndTrimOnlyRemovesExpiredValues() throws {
         let fixture = try StoreFixture()
-        for i in 0..<50 { try fixture.store.save(i, forKey: "k\(i)") }
-        try fixture.store.save(0, forKey: "short", expiresAfter: .milliseconds(50))
-        Thread.sleep(forTimeInterval: 0.1)
-        try fixture.store.trim()
-        #expect(fixture.store.count == 50)
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
+        for i in 0..<50 { try store.save(i, forKey: "k\(i)") }
+        try store.save(0, forKey: "short", expiresAfter: .seconds(50))
+        clock.advance(by: .seconds(50))
+        try store.trim()
+        #expect(store.count == 50)
         #expect(!FileManager.default.fileExists(atPath: fixture.file(forKey: "short").path))
         #expect(fixture.store.limits == .unlimited)
     }

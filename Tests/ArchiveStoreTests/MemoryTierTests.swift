@@ -5,8 +5,10 @@ import Testing
 
 @Suite("ArchiveStore memory tier")
 struct MemoryTierTests {
-    private func open(_ fixture: borrowing StoreFixture, memoryBytes: Int = 1 << 20) throws -> ArchiveStore {
-        try ArchiveStore(directory: fixture.directory, limits: .init(memoryBytes: memoryBytes))
+    private func open(
+        _ fixture: borrowing StoreFixture, memoryBytes: Int = 1 << 20, clock: ArchiveStore.Clock = .system
+    ) throws -> ArchiveStore {
+        try ArchiveStore(directory: fixture.directory, limits: .init(memoryBytes: memoryBytes), clock: clock)
     }
 
     @Test func aLoadAfterASaveOrALoadIsAnsweredFromMemory() throws {
@@ -71,7 +73,8 @@ struct MemoryTierTests {
         let size = try #require(
             (try FileManager.default.attributesOfItem(atPath: fixture.file(forKey: "probe").path)[.size] as? NSNumber)?
                 .intValue)
-        let store = try open(fixture, memoryBytes: size * 2)
+        let clock = ArchiveStore.ManualClock()
+        let store = try open(fixture, memoryBytes: size * 2, clock: clock.clock)
         try store.save(1, forKey: "a")
         try store.save(2, forKey: "b")
         _ = try store.load(Int.self, forKey: "a")
@@ -80,8 +83,8 @@ struct MemoryTierTests {
         let hits = store.memoryTierStatistics.hits
         #expect(try store.load(Int.self, forKey: "b") == 2)
         #expect(store.memoryTierStatistics.hits == hits)
-        try store.save(4, forKey: "short", expiresAfter: .milliseconds(50))
-        Thread.sleep(forTimeInterval: 0.1)
+        try store.save(4, forKey: "short", expiresAfter: .seconds(50))
+        clock.advance(by: .seconds(50))
         #expect(try store.load(Int.self, forKey: "short") == nil)
         #expect(store.memoryTierStatistics.hits == hits)
     }

@@ -78,16 +78,17 @@ struct StoreUpgradeTests {
     @Test("upgradeAll rewrites the old values of the type here and in nested namespaces, and nothing else")
     func upgradeAll() throws {
         let fixture = try StoreFixture()
-        let store = fixture.store
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
         for n in 0..<5 { try store.save(oldNote(n), forKey: "old-\(n)") }
         try store.save(note(9), forKey: "current")
         try store.save(OldMemo(title: "Memo", words: 2), forKey: "memo")
-        try store.save(OldNote(title: "Soon gone", words: 1), forKey: "expiring", expiresAfter: .milliseconds(1))
+        try store.save(OldNote(title: "Soon gone", words: 1), forKey: "expiring", expiresAfter: .seconds(1))
         try store.set(42, forKey: "count")
         try store.save(["other": 1], forKey: "dictionary")
         let user = store.namespace("user 1")
         try user.save(oldNote(7), forKey: "nested")
-        usleep(20_000)  // "expiring" expires
+        clock.advance(by: .seconds(1))  // "expiring" expires
         let untouched = try ["current", "count", "dictionary"].map { try Data(contentsOf: file($0, in: fixture.directory)) }
 
         #expect(try store.upgradeAll(Note.self) == 7)  // 5 old, the memo, the nested one

@@ -48,10 +48,12 @@ struct TypedKeyAndAsyncTests {
 
     @Test func anExpiredValueReadsAsTheDefault() async throws {
         let fixture = try StoreFixture()
-        try await fixture.store.save("dark", forKey: "theme", expiresAfter: .milliseconds(50))
-        #expect(fixture.store[.theme] == "dark")
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(fixture.store[.theme] == "light")
+        let clock = ArchiveStore.ManualClock()
+        let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
+        try await store.save("dark", forKey: "theme", expiresAfter: .seconds(50))
+        #expect(store[.theme] == "dark")
+        clock.advance(by: .seconds(50))
+        #expect(store[.theme] == "light")
     }
 
     @MainActor
