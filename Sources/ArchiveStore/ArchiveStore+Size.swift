@@ -73,7 +73,7 @@ extension FileStoreEngine {
             try Self.sweepTemporaryFiles(in: root)
             temporaryFilesDue.store(false, ordering: .relaxed)
             record(
-                evict(&index, root: root, protecting: [], at: now.timeIntervalSinceReferenceDate), root: root,
+                evict(&index, root: root, protecting: [], at: now.timeIntervalSinceReferenceDate).records, root: root,
                 appliedTo: &index)
             compact(&index, root: root, holdingExclusiveLock: true)
         }

@@ -11,7 +11,8 @@ import Darwin
 
 /// The store as a cache:
 /// - `store-memory/load`: 1,000 loads of the ≈1 KB model answered by the memory tier, against
-///   the same loads from disk (a store without the tier);
+///   the same loads from disk (a store without the tier, in a folder of its own: the tier's size
+///   is one of the limits a folder keeps);
 /// - `store-100k/count+totalBytes+keys`: the three on a store of 100,000 values, against
 ///   `FileManager.contentsOfDirectory` plus a `stat` per file; also the first call of a new
 ///   instance, which scans the folder;
@@ -41,9 +42,11 @@ enum StoreCacheWorkloads {
     static func prepareMemory() throws -> PreparedWorkload {
         let contact = StoreWorkloads.Contact.sample(1)
         let root = try scratch("memory")
-        let tiered = try ArchiveStore(directory: root, limits: .init(memoryBytes: 1 << 20))
-        let disk = try ArchiveStore(directory: root)
+        // Two folders: the limits (the memory tier's size among them) belong to a folder.
+        let tiered = try ArchiveStore(directory: root.appending(path: "tiered"), limits: .init(memoryBytes: 1 << 20))
+        let disk = try ArchiveStore(directory: root.appending(path: "disk"))
         try tiered.save(contact, forKey: "contact")
+        try disk.save(contact, forKey: "contact")
         func loads(_ store: ArchiveStore) throws -> Int {
             var sum = 0
             for _ in 0..<1_000 {
@@ -65,7 +68,10 @@ enum StoreCacheWorkloads {
                 Contender(id: "ours", name: "memory tier hit", verify: { try check(tiered) }, run: { try loads(tiered) }),
                 Contender(id: "disk", name: "disk load (no memory tier)", verify: { try check(disk) }, run: { try loads(disk) }),
             ],
-            goals: [Goal(peerID: "disk", minimumRatio: 10)], itemCount: 1_000, itemName: "loads")
+            // A disk load of a store without limits writes nothing (it appended a use to the
+            // journal until the loads stopped writing, and was then a tenth of a hit's speed),
+            // and a hit looks for a batch being made (one lstat): 7× is the tier's worth now.
+            goals: [Goal(peerID: "disk", minimumRatio: 7)], itemCount: 1_000, itemName: "loads")
         return PreparedWorkload(comparisons: [comparison], facts: { [:] })
     }
 

@@ -92,14 +92,28 @@ extension FileStoreEngine {
             let evicting = limits.limitsDisk && isPastLimits(root: root, saving: saving, at: time)
             let lock = try StoreLock.acquire(evicting ? .exclusive : .shared, in: root, fileMode: permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
+            // A single save that evicts writes its value into the file of a value it evicted from
+            // its own folder (see `ReusedFile`: no inode freed and another allocated).
+            var reused: (path: String, file: ReusedFile)?
+            var folders: [String: Directory] = [:]
             if evicting {
+                var reuse: (relative: String, directory: Directory, temporaryName: String)?
+                if saving.count == 1, let change = group.lazy.flatMap(\.changes).first(where: { $0.path == saving[0].path }),
+                    let directory = try subdirectory(change.place, from: root, creating: true)
+                {
+                    folders[change.place.directory] = directory
+                    reuse = (change.place.directory, directory, temporaryFileName())
+                }
                 // Announces the saves with the removals (see `makeRoom`).
-                makeRoom(announcing: saving, root: root, protecting: protected, at: time)
+                if let file = makeRoom(
+                    announcing: saving, root: root, protecting: protected, at: time, reusingFileIn: reuse)
+                {
+                    reused = (saving[0].path, file)
+                }
                 try lock.downgrade(in: root)
             }
 
             // 1. Temporary files.
-            var folders: [String: Directory] = [:]
             for (position, commit) in group.enumerated() {
                 do {
                     for change in commit.changes {
@@ -122,8 +136,14 @@ extension FileStoreEngine {
                             folders[change.place.directory] = opened
                             directory = opened
                         }
-                        let file = try directory.writeNewFile(temporaryFileName(), content: content, mode: fileMode)
-                        written.append((position, change, file))
+                        var file: WrittenFile?
+                        if let taken = reused, taken.path == change.path {
+                            // A new file instead if anything fails.
+                            file = try? taken.file.write(content, mode: fileMode)
+                            reused = nil
+                        }
+                        if file == nil { file = try directory.writeNewFile(temporaryFileName(), content: content, mode: fileMode) }
+                        if let file { written.append((position, change, file)) }
                     }
                 } catch {
                     outcomes[position] = .failure(error as? ArchiveError ?? ArchiveError(.io, reason: "\(error)"))

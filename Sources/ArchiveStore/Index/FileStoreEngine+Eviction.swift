@@ -19,15 +19,23 @@ extension FileStoreEngine {
     /// announces the saves and removes what ``StoreIndex/victims(for:at:protecting:)`` chooses
     /// with them counted, recording it all in one write to the journal. The values being saved
     /// (`protected`) are never chosen.
-    func makeRoom(announcing saving: [StoreJournal.Record], root: Directory, protecting protected: Set<String>, at now: Double) {
+    ///
+    /// - Parameter reuse: a folder (relative path and directory) and a temporary name: the first
+    ///   victim in that folder is taken over (``ReusedFile``) instead of being deleted.
+    /// - Returns: the victim's file taken over, if any.
+    func makeRoom(
+        announcing saving: [StoreJournal.Record], root: Directory, protecting protected: Set<String>, at now: Double,
+        reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
+    ) -> ReusedFile? {
         let uses = takePendingUses()
-        index.withLock { index in
+        return index.withLock { index in
             // Damage hides what other processes saved since: repair first (the lock is held).
             try? catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
             for use in uses { index.apply(use) }
             for record in saving { index.apply(record) }
-            let removed = evict(&index, root: root, protecting: protected, at: now)
+            let (removed, reused) = evict(&index, root: root, protecting: protected, at: now, reusingFileIn: reuse)
             record(uses + saving + removed, root: root, appliedTo: &index)
+            return reused
         }
     }
 
@@ -47,20 +55,27 @@ extension FileStoreEngine {
         try? index.withLock { index in
             // Damage hides what other processes saved since: repair first (the lock is held).
             try catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
-            record(evict(&index, root: root, protecting: protected, at: now), root: root, appliedTo: &index)
+            record(evict(&index, root: root, protecting: protected, at: now).records, root: root, appliedTo: &index)
         }
     }
 
     /// Removes the victims of the store's limits (the caller holds the exclusive lock) from
     /// the folders and the index. A file that cannot be removed is skipped.
     ///
-    /// - Returns: the records of the removals, for the caller to write.
-    func evict(_ index: inout StoreIndex, root: Directory, protecting protected: Set<String>, at now: Double) -> [StoreJournal.Record] {
+    /// - Parameter reuse: a folder and a temporary name: the first victim in that folder is
+    ///   renamed to that name and returned (``ReusedFile``) instead of being deleted.
+    /// - Returns: the records of the removals, for the caller to write, and the file taken over.
+    func evict(
+        _ index: inout StoreIndex, root: Directory, protecting protected: Set<String>, at now: Double,
+        reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
+    ) -> (records: [StoreJournal.Record], reused: ReusedFile?) {
         let victims = index.victims(for: limits, at: now, protecting: protected)
-        guard !victims.isEmpty else { return [] }
+        guard !victims.isEmpty else { return ([], nil) }
         let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]
+        if let reuse { folders[reuse.relative] = reuse.directory }
         var records: [StoreJournal.Record] = []
+        var reused: ReusedFile?
         for (entry, expired) in victims {
             guard StoreJournal.isValidPlace(directory: entry.directory, fileName: entry.fileName) else {
                 index.remove(entry.path)
@@ -80,8 +95,17 @@ extension FileStoreEngine {
                     stored.isExpired(at: Date(timeIntervalSinceReferenceDate: now))
                 else { continue }
             }
-            // A file already gone (another process evicted it) is recorded all the same.
-            guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
+            if reused == nil, let reuse, entry.directory == reuse.relative {
+                // As below, a file already gone is recorded all the same.
+                switch ReusedFile.take(entry.fileName, in: folder, as: reuse.temporaryName) {
+                case .reused(let file): reused = file
+                case .removed: break
+                case .failed: continue
+                }
+            } else {
+                // A file already gone (another process evicted it) is recorded all the same.
+                guard (try? folder.removeFile(entry.fileName)) != nil else { continue }
+            }
             forgetInMemory(entry.path)
             index.remove(entry.path)
             records.append(StoreJournal.Record.of(entry, kind: expired ? .expired : .evicted, at: now))
@@ -90,6 +114,6 @@ extension FileStoreEngine {
         // folder makes those in that folder durable. A value evicted just before a power loss
         // that comes back is harmless: the next scan counts it, the next save past the limits
         // evicts it again.
-        return records
+        return (records, reused)
     }
 }
