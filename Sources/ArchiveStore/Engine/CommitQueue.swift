@@ -11,8 +11,9 @@ final class CommitQueue: @unchecked Sendable {
     private var leading = false
     /// Saves started (their values being encoded) that have not joined the queue yet.
     private var arriving = 0
-    /// How many commits the last group held: threads saving in a loop come back about as many.
-    private var lastGroupSize = 1
+    /// How many commits a group is expected to hold: the largest of the recent groups (it falls
+    /// by one a group when fewer come), since threads saving in a loop come back about as many.
+    private var expectedGroupSize = 1
 
     /// How long a leader at `.full` durability waits for saves that other threads have started.
     static let gatheringLimit: TimeInterval = 0.001
@@ -54,14 +55,14 @@ final class CommitQueue: @unchecked Sendable {
                 continue
             }
             leading = true
-            if gathering, arriving > 0 || waiting.count < lastGroupSize {
-                // The saves on their way, and the callers of the last group, who are likely to
+            if gathering, arriving > 0 || waiting.count < expectedGroupSize {
+                // The saves on their way, and the callers of recent groups, who are likely to
                 // save again at once: each costs far less to wait for than a round of flushes.
                 let deadline = Date(timeIntervalSinceNow: Self.gatheringLimit)
-                while arriving > 0 || waiting.count < lastGroupSize, condition.wait(until: deadline) {}
+                while arriving > 0 || waiting.count < expectedGroupSize, condition.wait(until: deadline) {}
             }
             let group = waiting
-            lastGroupSize = group.count
+            expectedGroupSize = max(group.count, expectedGroupSize - 1)
             waiting.removeAll()
             condition.unlock()
             let results = write(group.map(\.commit))

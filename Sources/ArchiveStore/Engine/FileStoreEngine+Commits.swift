@@ -28,10 +28,11 @@ import Darwin
 //
 // Group commit: callers queue their commits, and one of them (the leader) writes the group of
 // everything queued while the previous group was being written, then hands each caller its
-// outcome. At `.full` the leader first waits, for at most `gatheringLimit`, for the saves that
-// other threads have started (they are encoding their values) and for as many commits as the
-// last group held, so that threads saving together share one round of flushes instead of
-// taking turns. A thread saving alone never waits (its last group held one commit). Across processes nothing is shared: each process's writer flushes for its own groups
+// outcome. At `.full` the leader first waits, for at most `CommitQueue.gatheringLimit` (1 ms),
+// for the saves that other threads have started (they are encoding their values) and for as
+// many commits as recent groups held, so that threads saving together share one round of
+// flushes instead of taking turns. A thread saving alone never waits (its groups hold one
+// commit). Across processes nothing is shared: each process's writer flushes for its own groups
 // (a `syncfs` of one also covers what another wrote before it, which is harmless).
 //
 // A batch (`atomic`) also writes a manifest of its renames and removals (see `BatchManifest`)
