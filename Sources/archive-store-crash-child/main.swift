@@ -49,6 +49,30 @@
 //       Prints "start", runs upgradeAll(StoredNote.self) (UpgradeMode.swift) and prints
 //       "upgraded <count> in <microseconds>".
 //       Meant to be killed with SIGKILL at a random moment.
+//
+//   archive-store-crash-child batches <directory> <first> [--buffered]
+//       Makes batches n = first, first + 1, ... forever (BatchModes.swift): batch n saves to 2
+//       to 50 of the keys k0 ... k63 a value naming n and every key the batch saved and
+//       removed, and removes some others, all chosen from n alone (BatchPlan). After each
+//       batch returns, writes "ack <n>". At .full durability, or .buffered with --buffered.
+//       Meant to be killed with SIGKILL at a random moment, and restarted at the batch after
+//       the newest one verify-batches finds, so that the batches made have no gaps.
+//
+//   archive-store-crash-child check-batches <directory> [--until-file PATH] [--interval-ms N]
+//                                           [--memory-bytes N]
+//       Loads k0 ... k63 one at a time, in rounds (pausing N ms between them), until PATH
+//       exists (one round without it), while batches runs: once a value of batch n has been
+//       seen, each later load of a key must hold what batches 0 ... n left there, or a later
+//       batch's value (an absent key whose newest known change saved it proves that a later
+//       batch removing it was made). --memory-bytes gives the store a memory tier, so that
+//       loads also come from it. Prints "violation <what was seen>" and exits 1 at the first
+//       load that breaks this or throws; prints "checked <rounds> <loads>" and exits 0.
+//
+//   archive-store-crash-child verify-batches <directory> <last acknowledged>
+//       Once the batches child is dead: loads k0 ... k63; the newest batch N found must be at
+//       least the last acknowledged one (-1 for none), and each key must hold what batches
+//       0 ... N leave there. Prints "newest <N>" (-1 for none); exits 1, with each problem on
+//       standard error, if any.
 
 import ArchiveFileSystem
 import ArchiveStore
@@ -233,11 +257,21 @@ do {
         runRewrite(directory: arguments[2], files: Array(arguments.dropFirst(3)))
     case "upgrade" where arguments.count == 3:
         try runUpgrade(directory: arguments[2])
+    case "batches" where arguments.count == 4 || (arguments.count == 5 && arguments[4] == "--buffered"):
+        guard let first = Int(arguments[3]), first >= 0 else { fail("usage: batches <directory> <first> [--buffered]", status: 2) }
+        try runBatches(directory: arguments[2], first: first, buffered: arguments.count == 5)
+    case "check-batches":
+        try runCheckBatches(arguments.dropFirst(2))
+    case "verify-batches" where arguments.count == 4:
+        guard let last = Int(arguments[3]) else { fail("usage: verify-batches <directory> <last acknowledged>", status: 2) }
+        try runVerifyBatches(directory: arguments[2], lastAcknowledged: last)
     default:
         fail(
             "usage: archive-store-crash-child loop|verify <directory> <key>... | open <directory>"
                 + " | save <directory> <key> <count> [options]"
-                + " | decode <file>... | rewrite <directory> <file>... | upgrade <directory>",
+                + " | decode <file>... | rewrite <directory> <file>... | upgrade <directory>"
+                + " | batches <directory> <first> [--buffered] | check-batches <directory> [options]"
+                + " | verify-batches <directory> <last acknowledged>",
             status: 2)
     }
 } catch {
