@@ -10,6 +10,12 @@
 # saving past a byte limit (every remaining value loads whole, the store is within its limit
 # after the next save, only the least recently used are missing).
 #
+# Then batches: the suite's BatchCrashTests run with KILLS kills of a child making numbered
+# batches at .full durability (and three tenths as many at .buffered), while another process
+# reads the keys the whole time (a batch seen in part, or seen and then unseen, fails it), and
+# after each kill a third process checks that what is on disk is what the batches made up to
+# the newest one there, and that no acknowledged batch is lost.
+#
 #   Scripts/crash-soak.sh                       # 1,000 kills, debug build in .build
 #   KILLS=200 CONFIGURATION=release SCRATCH_PATH=/tmp/build Scripts/crash-soak.sh
 #
@@ -110,4 +116,11 @@ echo "crash-soak: $kills kills ($mid_save after saves began, $left_by_kills left
 
 ARCHIVE_STORE_EVICTION_KILLS=$KILLS swift test -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" \
     --filter EvictionCrashTests 2>&1 | grep -E "crash safety with eviction|✘|passed after|failed after"
-exit "${PIPESTATUS[0]}"
+eviction_status=${PIPESTATUS[0]}
+
+# The figures of each pass (kills, batches acknowledged, kills after the batch in flight became
+# visible, the reader's rounds and loads, time, seed) are the lines the tests print.
+ARCHIVE_STORE_BATCH_KILLS=$KILLS swift test -c "$CONFIGURATION" --scratch-path "$SCRATCH_PATH" \
+    --filter BatchCrashTests 2>&1 | grep -E "crash safety of batches|✘|passed after|failed after"
+batch_status=${PIPESTATUS[0]}
+((eviction_status == 0 && batch_status == 0)) || exit 1
