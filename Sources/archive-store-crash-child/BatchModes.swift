@@ -226,8 +226,9 @@ func runVerifyBatches(directory: String, lastAcknowledged: Int) throws -> Never 
     var batch = newest
     while batch >= 0, expected.count < batchKeyCount {
         let plan = BatchPlan(batch)
-        for key in plan.saved where expected[Int(key.dropFirst())!] == nil { expected[Int(key.dropFirst())!] = (batch, true) }
-        for key in plan.removed where expected[Int(key.dropFirst())!] == nil { expected[Int(key.dropFirst())!] = (batch, false) }
+        for (keys, saved) in [(plan.saved, true), (plan.removed, false)] {
+            for key in keys where expected[Int(key.dropFirst())!] == nil { expected[Int(key.dropFirst())!] = (batch, saved) }
+        }
         batch -= 1
     }
     for (index, value) in values.enumerated() {
@@ -242,8 +243,10 @@ func runVerifyBatches(directory: String, lastAcknowledged: Int) throws -> Never 
             continue
         case (let change, let value):
             let held = value.map { "batch \($0.batch)" } ?? "nothing"
-            let wanted = change.map { $0.saved ? "batch \($0.batch), which saved it" : "nothing (batch \($0.batch) removed it)" }
-            problems.append("\(key) holds \(held), but batches up to \(newest) leave \(wanted ?? "nothing (none changed it)")")
+            let wanted =
+                change.map { $0.saved ? "batch \($0.batch), which saved it" : "nothing (batch \($0.batch) removed it)" }
+                ?? "nothing (none changed it)"
+            problems.append("\(key) holds \(held), but batches up to \(newest) leave \(wanted)")
         }
     }
     for problem in problems { emit(problem, to: STDERR_FILENO) }

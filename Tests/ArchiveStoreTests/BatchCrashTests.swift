@@ -123,11 +123,11 @@ struct BatchCrashTests {
             let newest = verified.output.split(separator: "\n").compactMap {
                 $0.hasPrefix("newest ") ? Int($0.dropFirst(7)) : nil
             }.first
-            try #require(
-                verified.status == 0 && newest != nil,
-                "kill #\(round) (seed \(seed)), batches \(next)...\(inFlight) (last acknowledged \(lastAcknowledged)): \(verified.error)")
+            let killed = "kill #\(round) (seed \(seed)), batches \(next)...\(inFlight) (last acknowledged \(lastAcknowledged))"
+            try #require(verified.status == 0 && newest != nil, "\(killed): \(verified.error)")
             let newestOnDisk = try #require(newest)
-            #expect(newestOnDisk <= inFlight, "kill #\(round): batch \(newestOnDisk) is on disk, but \(inFlight) was the last begun")
+            #expect(
+                newestOnDisk <= inFlight, "kill #\(round): batch \(newestOnDisk) is on disk, but \(inFlight) was the last begun")
             if newestOnDisk == inFlight { killsAfterPublication += 1 }
             // A killed batch that was never published is made again, the same, so that the
             // batches made have no gaps (the reader's reasoning depends on it).
