@@ -453,6 +453,31 @@ struct ArchiveStorePageTests {
         try cache.save(banners, forKey: "stale", expiresAfter: .zero)
         #expect(try cache.load([String: Any].self, forKey: "stale") == nil)
     }
+
+    @Test("A batch changes several values at once; a store in memory behaves as a folder's")
+    func batchAndMemory() throws {
+        let name = "com.example.MyApp-\(UUID().uuidString)"
+        let store = try ArchiveStore.dataStore(named: name)
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        try store.set("light", forKey: "legacyTheme")
+        // snippet: a batch, and a store in memory
+        try store.batch { batch in
+            try batch.set("dark", forKey: "theme")
+            try batch.set(14, forKey: "fontSize")
+            try batch.remove(forKey: "legacyTheme")
+        }
+        let preview = ArchiveStore.inMemory(limits: .init(maximumCount: 100))
+        // end of snippet
+        #expect(store.keys == ["fontSize", "theme"])
+        #expect(store.integer(forKey: "fontSize") == 14)
+        #expect(store.durability == .full)
+        let cache = try ArchiveStore.cacheStore(named: name)
+        defer { try? FileManager.default.removeItem(at: cache.directory) }
+        #expect(cache.durability == .buffered)
+        try preview.set(1, forKey: "a")
+        #expect(preview.keys == ["a"])
+        #expect(preview.limits.maximumCount == 100)
+    }
 }
 
 // MARK: - Schema Versions and Migrations (Sources/KeyedArchive/KeyedArchive.docc/SchemaVersions.md)
