@@ -81,7 +81,9 @@ final class MemoryStoreEngine: StoreEngine {
                 }
             }
             for record in records { state.index.apply(record) }
-            if limits.limitsDisk { records += evict(&state, protecting: protected, at: commit.time) }
+            // The removals that make room are reported before the changes that needed it, as
+            // the folder store reports them (it makes room before it renames the new files).
+            if limits.limitsDisk { records.insert(contentsOf: evict(&state, protecting: protected, at: commit.time), at: 0) }
             return records
         }
         deliver(records)
