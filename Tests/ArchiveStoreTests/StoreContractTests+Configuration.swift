@@ -152,23 +152,28 @@ extension StoreContractTests {
         }
     }
 
-    @Test("a value beyond maximumArchiveSize counts as damaged even once expired: it throws and stays", arguments: StoreKind.allCases)
-    func oversizedExpiredValue(kind: StoreKind) throws {
-        try kind.withStore { store, clock in
+    @Test(
+        "a value beyond maximumArchiveSize counts as damaged even once expired: it throws and stays",
+        arguments: StoreKind.allCases, [nil, 10] as [Int?])
+    func oversizedExpiredValue(kind: StoreKind, maximumCount: Int?) throws {
+        // With a limit, trim() evicts; without, it only removes expired values: both leave it.
+        try kind.withStore(limits: .init(maximumCount: maximumCount)) { store, clock in
             let text = String(repeating: "x", count: 500)
             try store.save(text, forKey: "big", expiresAfter: .seconds(10))
             store.unarchiverOptions.maximumArchiveSize = 200
             clock.advance(by: .seconds(20))
-            // The store cannot read the value, so it cannot tell that it expired.
+            // The store does not read the value, so it cannot tell that it expired.
             let error = try #require(throws: ArchiveError.self) { try store.load(String.self, forKey: "big") }
             #expect(error.code == .sizeLimit)
             #expect(store.contains("big"))
             try store.removeExpired()
+            try store.trim()
             #expect(store.contains("big"))
+            #expect(store.string(forKey: "big") == nil)
             // Once it can be read, it is seen to have expired.
             store.unarchiverOptions = KeyedUnarchiver.Options()
+            #expect(store.contains("big") == false)
             #expect(try store.load(String.self, forKey: "big") == nil)
-            #expect(!store.contains("big"))
         }
     }
 
