@@ -170,6 +170,20 @@ struct StoreContractTests {
         }
     }
 
+    @Test("a renamed type loads from its old name, and its next save(_:) removes the old key", arguments: StoreKind.allCases)
+    func byTypeNameAfterARename(kind: StoreKind) throws {
+        try kind.withStore { store, _ in
+            try store.save(OldMemo(title: "Memo", words: 2))  // as a build before the rename saved it
+            #expect(store.keys == ["Upgrade.Memo"])
+            let loaded = try #require(try store.load(Note.self))
+            #expect(loaded == Note(title: "Memo", words: "2"))
+            try store.save(loaded)
+            #expect(store.keys == ["Upgrade.Note"])
+            #expect(try store.load(Note.self) == Note(title: "Memo", words: "2"))
+            #expect(store.count == 1)
+        }
+    }
+
     // MARK: - Namespaces
 
     @Test("namespaces keep the same key apart from each other and from their parent", arguments: StoreKind.allCases)
