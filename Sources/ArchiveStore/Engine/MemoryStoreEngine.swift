@@ -65,6 +65,7 @@ final class MemoryStoreEngine: StoreEngine {
 
     func commit(_ commit: Commit, announced: Bool) throws {
         let protected = Set(commit.changes.map(\.path))
+        let maximumSize = maximumArchiveSize
         let records = state.withLock { state in
             var records: [StoreJournal.Record] = []
             for change in commit.changes {
@@ -81,7 +82,12 @@ final class MemoryStoreEngine: StoreEngine {
                 }
             }
             for record in records { state.index.apply(record) }
-            if limits.limitsDisk { records += evict(&state, protecting: protected, at: commit.time) }
+            // The removals that make room are reported before the changes that needed it, as
+            // the folder store reports them (it makes room before it renames the new files).
+            if limits.limitsDisk {
+                records.insert(
+                    contentsOf: evict(&state, protecting: protected, at: commit.time, maximumSize: maximumSize), at: 0)
+            }
             return records
         }
         deliver(records)
@@ -113,14 +119,30 @@ final class MemoryStoreEngine: StoreEngine {
     }
 
     /// Removes what the limits ask for (expired values first), never a value at `protected`.
-    private func evict(_ state: inout State, protecting protected: Set<String>, at now: Double) -> [StoreJournal.Record] {
+    /// An expired value too large to read (beyond `maximumSize`) stays, as a damaged file does.
+    private func evict(
+        _ state: inout State, protecting protected: Set<String>, at now: Double, maximumSize: Int
+    ) -> [StoreJournal.Record] {
         var records: [StoreJournal.Record] = []
         for (entry, expired) in state.index.victims(for: limits, at: now, protecting: protected) {
+            // The folder store reads a value to check its expiry, and leaves one it cannot read.
+            if expired, Self.isUnreadable(entry, in: state, maximumSize: maximumSize) { continue }
             state.values[entry.path] = nil
             state.index.remove(entry.path)
             records.append(.of(entry, kind: expired ? .expired : .evicted, at: now))
         }
         return records
+    }
+
+    /// The largest value a read accepts (`unarchiverOptions.maximumArchiveSize`); a larger one
+    /// is not read, and counts as a damaged file, as it does in a folder.
+    private var maximumArchiveSize: Int {
+        configuration.withLock { $0.unarchiverOptions.maximumArchiveSize }
+    }
+
+    /// Whether the value of `entry` is too large to read.
+    private static func isUnreadable(_ entry: StoreIndex.Entry, in state: State, maximumSize: Int) -> Bool {
+        (state.values[entry.path]?.data.count ?? 0) > maximumSize
     }
 
     // MARK: - Reading
@@ -140,10 +162,8 @@ final class MemoryStoreEngine: StoreEngine {
     ) throws -> (record: StoreRecord, version: StoredVersion)? {
         let path = place.path(ofKey: key)
         guard let value = state.withLock({ $0.values[path] }) else { return nil }
-        if let expires = value.expires, now.timeIntervalSinceReferenceDate >= expires {
-            removeIfExpired(path, version: value.version, at: now.timeIntervalSinceReferenceDate)
-            return nil
-        }
+        // The size first, as a folder store checks a file's size before it reads the file: a
+        // value too large to read is a damaged file whether or not it expired.
         let maximumSize = configuration.unarchiverOptions.maximumArchiveSize
         guard value.data.count <= maximumSize else {
             throw ArchiveError(
@@ -151,6 +171,10 @@ final class MemoryStoreEngine: StoreEngine {
                 reason:
                     "\(displayPath(path)) is \(value.data.count) bytes, more than the maximum of \(maximumSize) the store reads (raise the store's unarchiverOptions.maximumArchiveSize to read it); the value was left in place"
             )
+        }
+        if let expires = value.expires, now.timeIntervalSinceReferenceDate >= expires {
+            removeIfExpired(path, version: value.version, at: now.timeIntervalSinceReferenceDate)
+            return nil
         }
         let record = try StoreRecord(value.data, path: displayPath(path), configuration: configuration)
         try record.check(key: key, hashedName: false)
@@ -171,6 +195,8 @@ final class MemoryStoreEngine: StoreEngine {
 
     func contains(_ key: String, in place: StorePlace, now: Date) -> Bool {
         guard let value = state.withLock({ $0.values[place.path(ofKey: key)] }) else { return false }
+        // A value too large to read counts as a damaged file: present.
+        guard value.data.count <= maximumArchiveSize else { return true }
         return value.expires.map { now.timeIntervalSinceReferenceDate < $0 } ?? true
     }
 
@@ -220,9 +246,12 @@ final class MemoryStoreEngine: StoreEngine {
 
     func removeExpired(in place: StorePlace, now: Date) throws {
         let time = now.timeIntervalSinceReferenceDate
+        let maximumSize = maximumArchiveSize
         let records = state.withLock { state in
             var records: [StoreJournal.Record] = []
-            for entry in state.index.entries(of: place.directory, nested: true) where entry.isExpired(at: time) {
+            // A value too large to read is left, as a damaged file is.
+            for entry in state.index.entries(of: place.directory, nested: true)
+            where entry.isExpired(at: time) && !Self.isUnreadable(entry, in: state, maximumSize: maximumSize) {
                 state.values[entry.path] = nil
                 state.index.remove(entry.path)
                 records.append(.of(entry, kind: .expired, at: time))
@@ -234,17 +263,20 @@ final class MemoryStoreEngine: StoreEngine {
 
     func trim(now: Date) throws {
         let time = now.timeIntervalSinceReferenceDate
+        let maximumSize = maximumArchiveSize
         let records = state.withLock { state in
-            // A store without limits only loses its expired values.
+            // A store without limits only loses its expired values (those it can read).
             let entries = state.index.entries(of: "", nested: true)
             guard limits.limitsDisk else {
-                return entries.filter { $0.isExpired(at: time) }.map { entry in
+                return entries.filter {
+                    $0.isExpired(at: time) && !Self.isUnreadable($0, in: state, maximumSize: maximumSize)
+                }.map { entry in
                     state.values[entry.path] = nil
                     state.index.remove(entry.path)
                     return StoreJournal.Record.of(entry, kind: .expired, at: time)
                 }
             }
-            return evict(&state, protecting: [], at: time)
+            return evict(&state, protecting: [], at: time, maximumSize: maximumSize)
         }
         deliver(records)
     }
