@@ -243,7 +243,7 @@ extension StoreContractTests {
             clock.advance(by: .seconds(10_000))
             try store.trim()
             #expect(store.count == 5)
-            #expect(store.limits == .none)
+            #expect(store.limits == .unlimited)
             await changes.expectFirst([.init(key: "short", kind: .expired)])
             clock.now = StoreKind.start
             #expect(try await store.load(Int.self, forKey: "short") == nil)  // deleted, not only hidden

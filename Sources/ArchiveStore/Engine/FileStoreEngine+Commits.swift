@@ -81,6 +81,14 @@ extension FileStoreEngine {
             }
         }
         let protected = Set(group.flatMap { $0.changes.map(\.path) })
+        // The group's removals leave room: they count as gone when room is made for its saves.
+        let removing = Set(
+            group.flatMap { commit in
+                commit.changes.compactMap { change -> String? in
+                    guard case .remove = change.action else { return nil }
+                    return change.path
+                }
+            })
 
         var written: [(commit: Int, change: FileChange, file: WrittenFile)] = []
         var touched: [String: Directory] = [:]
@@ -90,7 +98,7 @@ extension FileStoreEngine {
         do {
             // Making room takes the lock exclusive for a moment; then shared, so that any number
             // of writers run at once and the sweeps (exclusive) never see a commit half done.
-            let evicting = limits.limitsDisk && isPastLimits(root: root, saving: saving, at: time)
+            let evicting = limits.limitsDisk && isPastLimits(root: root, saving: saving, removing: removing, at: time)
             let lock = try StoreLock.acquire(evicting ? .exclusive : .shared, in: root, fileMode: permissions.fileMode)
             defer { withExtendedLifetime(lock) {} }
             // A single save that evicts writes its value into the file of a value it evicted from
@@ -107,7 +115,8 @@ extension FileStoreEngine {
                 }
                 // Announces the saves with the removals (see `makeRoom`).
                 if let file = makeRoom(
-                    announcing: saving, root: root, protecting: protected, at: time, reusingFileIn: reuse)
+                    announcing: saving, removing: removing, root: root, protecting: protected, at: time,
+                    reusingFileIn: reuse)
                 {
                     reused = (saving[0].path, file)
                 }

@@ -309,8 +309,6 @@ final class MemoryStoreEngine: StoreEngine {
 
         func stop() {
             engine.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
-            // What was queued before the watch stopped is handed over before this returns.
-            engine.deliveries.sync {}
         }
     }
 }

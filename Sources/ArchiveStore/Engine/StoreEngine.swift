@@ -52,7 +52,8 @@ protocol StoreEngine: AnyObject, Sendable {
 
 /// A watch started by ``StoreEngine/watch(_:)``.
 protocol StoreWatch: Sendable {
-    /// Stops the watch; nothing is delivered after it returns.
+    /// Stops the watch, without waiting for a delivery under way (which may still finish): it
+    /// is called as an observing task ends, while that task may be waiting for the delivery.
     func stop()
 }
 

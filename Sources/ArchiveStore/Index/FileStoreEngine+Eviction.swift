@@ -7,11 +7,11 @@ import KeyedArchive
 
 extension FileStoreEngine {
     /// Whether the store is past its limits by what the index knows (brought up to date
-    /// first), once the saves `saving` announces are counted.
-    func isPastLimits(root: Directory, saving: [StoreJournal.Record] = [], at now: Double) -> Bool {
+    /// first), once the saves `saving` announces are counted and the values at `removing` are not.
+    func isPastLimits(root: Directory, saving: [StoreJournal.Record] = [], removing: Set<String> = [], at now: Double) -> Bool {
         (try? index.withLock { index in
             try catchUp(&index, root: root, rescan: false)
-            return index.isBeyond(limits, at: now, saving: saving.map { ($0.path, $0.size) })
+            return index.isBeyond(limits, at: now, saving: saving.map { ($0.path, $0.size) }, removing: removing)
         }) ?? false
     }
 
@@ -24,7 +24,8 @@ extension FileStoreEngine {
     ///   victim in that folder is taken over (``ReusedFile``) instead of being deleted.
     /// - Returns: the victim's file taken over, if any.
     func makeRoom(
-        announcing saving: [StoreJournal.Record], root: Directory, protecting protected: Set<String>, at now: Double,
+        announcing saving: [StoreJournal.Record], removing: Set<String> = [], root: Directory,
+        protecting protected: Set<String>, at now: Double,
         reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
     ) -> ReusedFile? {
         let uses = takePendingUses()
@@ -33,7 +34,8 @@ extension FileStoreEngine {
             try? catchUp(&index, root: root, rescan: false, holdingExclusiveLock: true)
             for use in uses { index.apply(use) }
             for record in saving { index.apply(record) }
-            let (removed, reused) = evict(&index, root: root, protecting: protected, at: now, reusingFileIn: reuse)
+            let (removed, reused) = evict(
+                &index, root: root, protecting: protected, removing: removing, at: now, reusingFileIn: reuse)
             record(uses + saving + removed, root: root, appliedTo: &index)
             return reused
         }
@@ -66,10 +68,10 @@ extension FileStoreEngine {
     ///   renamed to that name and returned (``ReusedFile``) instead of being deleted.
     /// - Returns: the records of the removals, for the caller to write, and the file taken over.
     func evict(
-        _ index: inout StoreIndex, root: Directory, protecting protected: Set<String>, at now: Double,
-        reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
+        _ index: inout StoreIndex, root: Directory, protecting protected: Set<String>, removing: Set<String> = [],
+        at now: Double, reusingFileIn reuse: (relative: String, directory: Directory, temporaryName: String)? = nil
     ) -> (records: [StoreJournal.Record], reused: ReusedFile?) {
-        let victims = index.victims(for: limits, at: now, protecting: protected)
+        let victims = index.victims(for: limits, at: now, protecting: protected, removing: removing)
         guard !victims.isEmpty else { return ([], nil) }
         let configuration = configuration.withLock { $0 }
         var folders: [String: Directory] = [:]

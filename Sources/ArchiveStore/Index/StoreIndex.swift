@@ -137,11 +137,19 @@ struct StoreIndex: Sendable {
     // MARK: Limits
 
     /// Whether the store is past `limits` at `now`, or holds an expired value, once the saves
-    /// `saving` (paths and sizes) are counted.
-    func isBeyond(_ limits: ArchiveStore.Limits, at now: Double, saving: [(path: String, size: Int)] = []) -> Bool {
+    /// `saving` (paths and sizes) are counted and the values at `removing` are not.
+    func isBeyond(
+        _ limits: ArchiveStore.Limits, at now: Double, saving: [(path: String, size: Int)] = [],
+        removing: Set<String> = []
+    ) -> Bool {
         var added = 0
         var bytes = totalBytes
         var counted = Set<String>()
+        for path in removing {
+            guard let old = order[path], counted.insert(path).inserted else { continue }
+            added -= 1
+            bytes -= old.size
+        }
         for (path, size) in saving where counted.insert(path).inserted {
             let old = order[path]
             if old == nil { added += 1 }
@@ -158,14 +166,20 @@ struct StoreIndex: Sendable {
     /// What to remove to be within `limits` at `now`, in order: expired values, values unused
     /// for longer than the maximum age, then the least recently used until the count and the
     /// bytes are within their maximums. The entries at `protected` (the ones being saved) are
-    /// never chosen.
+    /// never chosen, and those at `removing` (removed by the same commit) count as gone already.
     mutating func victims(
-        for limits: ArchiveStore.Limits, at now: Double, protecting protected: Set<String>
+        for limits: ArchiveStore.Limits, at now: Double, protecting protected: Set<String>,
+        removing: Set<String> = []
     ) -> [(entry: Entry, expired: Bool)] {
         var chosen: [(entry: Entry, expired: Bool)] = []
         var chosenPaths = Set<String>()
         var bytes = totalBytes
         var remaining = count
+        for path in removing where !protected.contains(path) {
+            guard let entry = order[path], chosenPaths.insert(path).inserted else { continue }
+            bytes -= entry.size
+            remaining -= 1
+        }
         func choose(_ entry: Entry, expired: Bool) {
             let path = entry.path
             guard !protected.contains(path), chosenPaths.insert(path).inserted else { return }

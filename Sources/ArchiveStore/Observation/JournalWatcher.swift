@@ -77,9 +77,13 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
         Self.resources.subtract(1, ordering: .relaxed)
     }
 
-    /// Stops watching; no record is delivered after it returns.
+    /// Stops watching, without waiting: a delivery already under way may still finish.
+    ///
+    /// It must not wait: it is called when an observing task ends, and a task cancelled while a
+    /// record is being handed to it finishes its cancellation only after that hand-over, which
+    /// would wait for this call in turn.
     func stop() {
-        queue.sync {
+        queue.async { [self] in
             stopped = true
             for source in sources { source.cancel() }
             sources.removeAll()

@@ -23,7 +23,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Runs `body` with a new, empty store of this kind and its clock. A folder store lives in
     /// a fresh temporary directory, removed when `body` returns or throws.
     func withStore<Result>(
-        limits: ArchiveStore.Limits = .none, _ body: (ArchiveStore, ArchiveStore.ManualClock) throws -> Result
+        limits: ArchiveStore.Limits = .unlimited, _ body: (ArchiveStore, ArchiveStore.ManualClock) throws -> Result
     ) throws -> Result {
         let clock = ArchiveStore.ManualClock(startingAt: Self.start)
         let folder = Self.temporaryFolder()
@@ -33,7 +33,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// ``withStore(limits:_:)`` for a test that awaits.
     func withStore<Result>(
-        limits: ArchiveStore.Limits = .none, _ body: (ArchiveStore, ArchiveStore.ManualClock) async throws -> Result
+        limits: ArchiveStore.Limits = .unlimited, _ body: (ArchiveStore, ArchiveStore.ManualClock) async throws -> Result
     ) async throws -> Result {
         let clock = ArchiveStore.ManualClock(startingAt: Self.start)
         let folder = Self.temporaryFolder()
@@ -150,12 +150,7 @@ final class Observed<Element: Sendable>: Sendable {
         #expect(seen == expected, sourceLocation: sourceLocation)
     }
 
-    /// Ends the iteration by cancelling its task, which stops the store's watch.
-    ///
-    /// Call it once everything the store will tell this observer has arrived, before any further
-    /// change: a store's watch stops from the stream's termination handler, which runs inside
-    /// the task's cancellation and waits there for the delivery in flight, while that delivery,
-    /// resuming the same task, waits for the cancellation to finish. Both kinds of store then
-    /// hang (a known defect of the stores' observation); with nothing on its way, nothing waits.
+    /// Ends the iteration by cancelling its task, which stops the store's watch (at any moment:
+    /// see `observersCancelledWhileChangesArriveEnd`).
     func stop() { task.cancel() }
 }
