@@ -17,48 +17,52 @@ import Darwin
 extension FileStoreEngine {
     /// Removes every value of `place` and of the namespaces nested in it, and `place`'s folder.
     func removeAll(in place: StorePlace, now: Date) throws {
-        defer { compactIfDue() }
-        guard let root = try Directory.open(path: rootPath), try subdirectory(place, from: root, creating: false) != nil
-        else { return }
-        let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: permissions.fileMode)
-        defer { withExtendedLifetime(lock) {} }
-        try settleBatch(in: root)
-        var chain = [root]
-        for name in place.namespacePath {
-            guard
-                let next = try chain[chain.count - 1].subdirectory(
-                    StoreFileName.namespaceDirectoryName(for: name), create: false)
-            else { return }
-            chain.append(next)
-        }
-        var removed: [StoreJournal.Record] = []
-        try Self.removeEverything(
-            in: chain[chain.count - 1], relative: place.directory, now: now.timeIntervalSinceReferenceDate,
-            configuration: configuration.withLock { $0 }, removed: &removed)
-        memory.withLock { $0.removeAll(under: place.directory) }
-        record(removed, root: root)
-        if chain.count >= 2, let name = place.namespacePath.last {
-            let parent = chain[chain.count - 2]
-            try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
-            try parent.sync()
+        try withExclusiveLock(onFolderOf: place) { root in
+            var chain = [root]
+            for name in place.namespacePath {
+                guard
+                    let next = try chain[chain.count - 1].subdirectory(
+                        StoreFileName.namespaceDirectoryName(for: name), create: false)
+                else { return }
+                chain.append(next)
+            }
+            var removed: [StoreJournal.Record] = []
+            try Self.removeEverything(
+                in: chain[chain.count - 1], relative: place.directory, now: now.timeIntervalSinceReferenceDate,
+                configuration: configuration.withLock { $0 }, removed: &removed)
+            memory.withLock { $0.removeAll(under: place.directory) }
+            record(removed, root: root)
+            if chain.count >= 2, let name = place.namespacePath.last {
+                let parent = chain[chain.count - 2]
+                try parent.removeDirectoryIfEmpty(StoreFileName.namespaceDirectoryName(for: name))
+                try parent.sync()
+            }
         }
     }
 
     /// Deletes the expired values of `place` and its nested namespaces, and killed saves' files.
     func removeExpired(in place: StorePlace, now: Date) throws {
+        try withExclusiveLock(onFolderOf: place) { root in
+            guard let directory = try subdirectory(place, from: root, creating: false) else { return }
+            var removed: [StoreJournal.Record] = []
+            try Self.removeExpired(
+                in: directory, relative: place.directory, now: now, configuration: configuration.withLock { $0 },
+                removed: &removed)
+            for record in removed { forgetInMemory(record.path) }
+            record(removed, root: root)
+        }
+    }
+
+    /// Runs `body` with the root directory, holding the store's lock exclusive, once no batch is
+    /// being made; nothing when `place` has no folder. Compacts the journal afterwards if due.
+    private func withExclusiveLock(onFolderOf place: StorePlace, _ body: (Directory) throws -> Void) throws {
         defer { compactIfDue() }
         guard let root = try Directory.open(path: rootPath), try subdirectory(place, from: root, creating: false) != nil
         else { return }
         let lock = try StoreLock.acquire(.exclusive, in: root, fileMode: permissions.fileMode)
         defer { withExtendedLifetime(lock) {} }
         try settleBatch(in: root)
-        guard let directory = try subdirectory(place, from: root, creating: false) else { return }
-        var removed: [StoreJournal.Record] = []
-        try Self.removeExpired(
-            in: directory, relative: place.directory, now: now, configuration: configuration.withLock { $0 },
-            removed: &removed)
-        for record in removed { forgetInMemory(record.path) }
-        record(removed, root: root)
+        try body(root)
     }
 
     /// Deletes `key`'s file in `directory` if it is still expired once the exclusive lock is
