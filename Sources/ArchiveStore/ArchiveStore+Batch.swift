@@ -39,7 +39,7 @@ extension ArchiveStore {
             self.store = store
         }
 
-        /// Saves `value` under `key` when the batch is made (see ``ArchiveStore/save(_:forKey:expiresAfter:)-34ndq``).
+        /// Saves `value` under `key` when the batch is made (see ``ArchiveStore/save(_:forKey:expiresAfter:)``).
         ///
         /// - Throws: the archiver's errors when the value cannot be archived (then the batch is
         ///   not made, unless the closure catches the error).
@@ -64,6 +64,24 @@ extension ArchiveStore {
         public func set(_ value: Date, forKey key: String) throws { try save(value, forKey: key) }
         /// Saves bytes under `key` when the batch is made.
         public func set(_ value: Data, forKey key: String) throws { try save(value, forKey: key) }
+
+        /// Saves `value` under `key`, or removes the key's value when it is nil, as
+        /// the store's `set(_:forKey:)` does.
+        public func set(_ value: Any?, forKey key: String) throws {
+            guard let value, !((value as? any OptionalValue)?.isNone ?? false) else { return try remove(forKey: key) }
+            try save(value, forKey: key)
+        }
+
+        /// Saves `value` under a typed key (`nil`, for a key of an Optional type, removes it).
+        public func set<Value>(_ value: Value, for key: Key<Value>) throws {
+            if (value as? any OptionalValue)?.isNone ?? false { return try remove(forKey: key.name) }
+            try save(value, forKey: key.name)
+        }
+
+        /// Removes the value under a typed key.
+        public func remove<Value>(for key: Key<Value>) throws {
+            try remove(forKey: key.name)
+        }
 
         /// Removes the value under `key` when the batch is made (an absent key is not an error).
         public func remove(forKey key: String) throws {
@@ -97,6 +115,13 @@ extension ArchiveStore {
     ///   the error then says so, and the batch is finished by the next load).
     @discardableResult
     public func batch<Result>(_ body: (Batch) throws -> Result) throws -> Result {
+        let (result, changes) = try collectBatch(body)
+        try commitBatch(changes)
+        return result
+    }
+
+    /// Runs `body` on a new batch: its result and the changes it made, nothing written yet.
+    func collectBatch<Result>(_ body: (Batch) throws -> Result) throws -> (Result, [FileChange]) {
         let batch = Batch(store: self)
         let result: Result
         do {
@@ -105,10 +130,13 @@ extension ArchiveStore {
             _ = batch.finish()
             throw error
         }
-        let changes = batch.finish()
-        guard !changes.isEmpty else { return result }
+        return (result, batch.finish())
+    }
+
+    /// Makes the changes of a batch, all or none.
+    func commitBatch(_ changes: [FileChange]) throws {
+        guard !changes.isEmpty else { return }
         try engine.commit(Commit(changes: changes, atomic: true, time: now), announced: false)
-        return result
     }
 }
 

@@ -7,9 +7,9 @@ extension ArchiveStore {
     public struct Change: Sendable, Equatable, Hashable {
         /// What happened to the value.
         public enum Kind: Sendable, Equatable, Hashable {
-            /// A new value was saved (``save(_:forKey:expiresAfter:)-34ndq``, `set`).
+            /// A new value was saved (``save(_:forKey:expiresAfter:)``, `set`).
             case saved
-            /// The value was removed (``remove(forKey:)-5avmq``, ``removeAll()``).
+            /// The value was removed (``remove(forKey:)``, ``removeAll()``).
             case removed
             /// The value expired and was deleted (by a load, ``removeExpired()``, ``trim()`` or a
             /// save past the limits).
@@ -44,13 +44,18 @@ extension ArchiveStore {
     /// inotify (Linux) or a dispatch source (kqueue, Apple platforms). Ending the iteration
     /// (leaving the loop, cancelling its task) stops the watch and closes what it opened. A
     /// folder that cannot be watched gives a sequence that ends at once.
-    public func changes() -> AsyncStream<Change> {
+    public func changes() -> some AsyncSequence<Change, Never> & Sendable {
         changes(matching: nil)
     }
 
     /// The changes to the value under `key`, as ``changes()``.
-    public func changes(forKey key: String) -> AsyncStream<Change> {
+    public func changes(forKey key: String) -> some AsyncSequence<Change, Never> & Sendable {
         changes(matching: key)
+    }
+
+    /// The changes to the value under a typed key, as ``changes()``.
+    public func changes<Value>(for key: Key<Value>) -> some AsyncSequence<Change, Never> & Sendable {
+        changes(matching: key.name)
     }
 
     /// The value under `key` now, then again after each change to it: nil when there is none,
@@ -63,32 +68,71 @@ extension ArchiveStore {
     /// }
     /// ```
     ///
-    /// Each value is loaded when its change arrives. Ending the iteration releases the watch.
-    public func values<T>(of type: T.Type, forKey key: String) -> AsyncStream<T?> {
-        let (stream, continuation) = AsyncStream<T?>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let store = self
-        let reader = ValueReader(store: store, key: key, type: type, continuation: continuation)
+    /// Each value is loaded when its change arrives; a slow reader gets the newest. Ending the
+    /// iteration releases the watch.
+    public func values<T>(of type: T.Type, forKey key: String) -> ValueSequence<T?> {
+        watchValue(forKey: key) { store in try? store.load(T.self, forKey: key) }
+    }
+
+    /// The value under a typed key now, then after each change, as `store[key]` reads it: the
+    /// stored value, else the registered default, else the key's (failures reported as
+    /// `store[key]` reports them).
+    public func values<Value: Sendable>(for key: Key<Value>) -> ValueSequence<Value> {
+        watchValue(forKey: key.name) { store in store[key] }
+    }
+
+    /// A sequence of `read(self)`, now and after every change to `key`.
+    private func watchValue<Element>(
+        forKey key: String, _ read: @escaping @Sendable (ArchiveStore) -> Element
+    ) -> ValueSequence<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let reader = ValueReader(store: self, read: read, continuation: continuation)
         defer { reader.yieldCurrent() }  // after the watch starts: no change falls in between
-        let watcher = engine.watch { [directory = place.directory] records in
+        let watcher = watchKey(key) { reader.yieldCurrent() }
+        guard let watcher else {
+            continuation.finish()
+            return ValueSequence(stream: stream)
+        }
+        continuation.onTermination = { _ in watcher.stop() }
+        return ValueSequence(stream: stream)
+    }
+
+    /// The values of one key over time: the current one, then one after each change (made by
+    /// ``values(of:forKey:)`` and ``values(for:)``). It never throws; a reader that falls behind
+    /// gets the newest value. `Sendable` when its values are.
+    public struct ValueSequence<Element>: AsyncSequence {
+        public typealias Failure = Never
+        fileprivate let stream: AsyncStream<Element>
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(base: stream.makeAsyncIterator())
+        }
+
+        /// Gives the values one by one.
+        public struct Iterator: AsyncIteratorProtocol {
+            public typealias Failure = Never
+            fileprivate var base: AsyncStream<Element>.Iterator
+
+            public mutating func next() async -> Element? {
+                await base.next()
+            }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+                await base.next(isolation: actor)
+            }
+        }
+    }
+
+    /// Calls `changed` after every change to the value under `key` in this namespace (nil when
+    /// the folder cannot be watched).
+    func watchKey(_ key: String, _ changed: @escaping @Sendable () -> Void) -> (any StoreWatch)? {
+        engine.watch { [directory = place.directory] records in
             let relevant = records.contains { record in
                 record.directory == directory && StoreIndex.key(of: record) == key
                     && Change.Kind(record.kind) != nil
             }
-            if relevant { reader.yieldCurrent() }
+            if relevant { changed() }
         }
-        guard let watcher else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { _ in watcher.stop() }
-        return stream
-    }
-
-    /// The value under a typed key now, then after each change: its default when none is
-    /// stored or it cannot be read.
-    public func values<Value: Sendable>(for key: Key<Value>) -> AsyncMapSequence<AsyncStream<Value?>, Value> {
-        let fallback = key.defaultValue
-        return values(of: Value.self, forKey: key.name).map { $0 ?? fallback }
     }
 
     private func changes(matching key: String?) -> AsyncStream<Change> {
@@ -124,26 +168,23 @@ extension ArchiveStore.Change.Kind {
     }
 }
 
-/// Loads the observed value and yields it; one load at a time, on its own queue.
-private final class ValueReader<T>: @unchecked Sendable {
-    // @unchecked: the store is Sendable; `T` values cross to the consumer through the
-    // continuation, each one a fresh decode that nothing else holds.
+/// Reads the observed value and yields it; one read at a time, on its own queue.
+private final class ValueReader<Element>: @unchecked Sendable {
+    // @unchecked: the store and the closure are Sendable; the values cross to the consumer
+    // through the continuation, each one a fresh read that nothing else holds.
     private let store: ArchiveStore
-    private let key: String
-    private let continuation: AsyncStream<T?>.Continuation
+    private let read: @Sendable (ArchiveStore) -> Element
+    private let continuation: AsyncStream<Element>.Continuation
     private let queue = DispatchQueue(label: "ArchiveStore.values")
 
-    init(store: ArchiveStore, key: String, type: T.Type, continuation: AsyncStream<T?>.Continuation) {
+    init(store: ArchiveStore, read: @escaping @Sendable (ArchiveStore) -> Element, continuation: AsyncStream<Element>.Continuation) {
         self.store = store
-        self.key = key
+        self.read = read
         self.continuation = continuation
     }
 
     func yieldCurrent() {
-        queue.async { [self] in
-            let value = try? store.loadNow(T.self, forKey: key)
-            continuation.yield(value ?? nil)
-        }
+        queue.async { [self] in continuation.yield(read(store)) }
     }
 }
 
@@ -153,3 +194,5 @@ extension ArchiveStore {
         JournalWatcher.resources.load(ordering: .relaxed)
     }
 }
+
+extension ArchiveStore.ValueSequence: Sendable where Element: Sendable {}

@@ -7,7 +7,7 @@ import KeyedArchive
 /// ``ArchiveStore/dataStore(named:durability:)``, ``ArchiveStore/cacheStore(named:limits:durability:)``) and is shared by
 /// every namespace made from it, at any depth and whenever it was made: registering a type on
 /// the store or on any of its namespaces lets all of them read it. A change applies to every
-/// read that starts after it (``ArchiveStore/load(_:forKey:)-8yj94``, the typed getters,
+/// read that starts after it (``ArchiveStore/load(_:forKey:)``, the typed getters,
 /// ``ArchiveStore/contains(_:)``, ``ArchiveStore/keys``, ``ArchiveStore/removeExpired()``).
 /// Thread-safe; saves are not affected.
 ///
@@ -49,12 +49,29 @@ extension ArchiveStore {
     /// (``/KeyedArchive/KeyedUnarchiver/Options``; its defaults until set).
     ///
     /// `maximumArchiveSize` also bounds the files read: a larger file is not read at all, and
-    /// counts as a damaged file (``load(_:forKey:)-8yj94`` throws `.sizeLimit`). Reading or setting
+    /// counts as a damaged file (``load(_:forKey:)`` throws `.sizeLimit`). Reading or setting
     /// the whole value is atomic; `store.unarchiverOptions.maximumDepth = 64` reads, changes and
     /// sets it, so two threads changing different limits at once may lose one change.
     public var unarchiverOptions: KeyedUnarchiver.Options {
         get { configuration.withLock { $0.unarchiverOptions } }
         set { configuration.withLock { $0.unarchiverOptions = newValue } }
+    }
+
+    /// How every later save of this store and its namespaces archives its value
+    /// (``/KeyedArchive/KeyedArchiver/Options``; its defaults until set): the depth limit and the
+    /// property-list format of the files.
+    ///
+    /// ```swift
+    /// store.archiverOptions.maximumDepth = 2_048      // a reply thread thousands deep
+    /// store.unarchiverOptions.maximumDepth = 2_048    // and read it back
+    /// ```
+    ///
+    /// Files in XML (`outputFormat = .xml`) are read like binary ones, by every store.
+    /// Shared by every store on the folder in this process, like ``unarchiverOptions``, and
+    /// atomic in the same way.
+    public var archiverOptions: KeyedArchiver.Options {
+        get { configuration.withLock { $0.archiverOptions } }
+        set { configuration.withLock { $0.archiverOptions = newValue } }
     }
 
     /// The configuration every namespace of this store shares.

@@ -129,7 +129,7 @@ extension ArchiveStore {
     /// At either level a key holds its old value or its new one after a kill, never a mix, and
     /// a batch is applied whole or not at all; at `.buffered` a crash of the whole system or a
     /// power loss may take back the latest changes (on some file systems a key being replaced
-    /// may then read as a damaged file, which ``load(_:forKey:)-8yj94`` reports and a new save
+    /// may then read as a damaged file, which ``load(_:forKey:)`` reports and a new save
     /// replaces). `.buffered` is what `UserDefaults`, MMKV and caches that write a file and
     /// rename it give; use it for what can be fetched or computed again.
     ///

@@ -5,20 +5,46 @@ import KeyedArchive
 extension ArchiveStore {
     // MARK: - Size
 
-    /// The number of values in this store and the namespaces inside it, expired values left out:
-    /// what ``Limits/maximumCount`` counts.
+    /// How many values this store and the namespaces inside it hold, and the bytes of their
+    /// files, expired values left out: what ``Limits/maximumCount`` and ``Limits/maximumBytes``
+    /// count.
+    public struct Size: Sendable, Equatable, Hashable {
+        /// The number of values.
+        public var count: Int
+        /// The bytes their files take.
+        public var bytes: Int
+
+        public init(count: Int, bytes: Int) {
+            self.count = count
+            self.bytes = bytes
+        }
+    }
+
+    /// The values of this store and the namespaces inside it, counted and measured.
     ///
     /// Read from the store's index, not from the files: about the cost of listing the
     /// folders the first time in a process, then of reading what other processes appended to
-    /// the journal since. Zero when the directory cannot be read.
-    public var count: Int {
-        (try? engine.liveEntries(of: place, nested: true, now: clock.now)).map(\.count) ?? 0
+    /// the journal since.
+    ///
+    /// - Throws: `ArchiveError` `.io` when a folder or the journal cannot be read.
+    public func size() throws -> Size {
+        let entries = try engine.liveEntries(of: place, nested: true, now: clock.now)
+        return Size(count: entries.count, bytes: entries.reduce(0) { $0 + $1.size })
     }
 
-    /// The bytes the files of this store and the namespaces inside it take, expired values left
-    /// out: what ``Limits/maximumBytes`` counts. From the index, as ``count``.
-    public var totalBytes: Int {
-        (try? engine.liveEntries(of: place, nested: true, now: clock.now)).map { $0.reduce(0) { $0 + $1.size } } ?? 0
+    /// ``size()``'s count, or zero when it cannot be read; the error is then reported on
+    /// standard error and to ``failures()``.
+    public var count: Int { reportedSize.count }
+
+    /// ``size()``'s bytes, or zero when they cannot be read; the error is then reported on
+    /// standard error and to ``failures()``.
+    public var totalBytes: Int { reportedSize.bytes }
+
+    private var reportedSize: Size {
+        do { return try size() } catch {
+            report(error, .list, key: nil)
+            return Size(count: 0, bytes: 0)
+        }
     }
 
     /// Applies the store's limits now: removes expired values, values unused for longer than

@@ -77,9 +77,9 @@ import Darwin
 /// Two saves of one key at once leave one of the two values.
 ///
 /// **Damaged files.** A file under a key that is not a stored keyed archive (truncated,
-/// corrupt, written by another program, or holding another key's value) makes ``load(_:forKey:)-8yj94``
+/// corrupt, written by another program, or holding another key's value) makes ``load(_:forKey:)``
 /// throw an `ArchiveError` naming its path; the file is left in place so it can be inspected,
-/// and ``remove(forKey:)-5avmq`` or a new save replaces it. The typed getters return their defaults
+/// and ``remove(forKey:)`` or a new save replaces it. The typed getters return their defaults
 /// for it, ``contains(_:)`` returns true, ``removeExpired()`` leaves it and ``removeAll()``
 /// deletes it.
 public final class ArchiveStore: Sendable {
@@ -240,7 +240,8 @@ public final class ArchiveStore: Sendable {
     /// The change that saves `value` under `key`: the value encoded, nothing written yet.
     func saving<T>(_ value: T, forKey key: String, expiresAfter: Duration?) throws -> FileChange {
         let expires = expiresAfter.map { clock.now.addingTimeInterval($0.seconds) }
-        let content = try StoreRecord.encode(value, key: key, expires: expires)
+        let content = try StoreRecord.encode(
+            value, key: key, expires: expires, options: configuration.withLock { $0.archiverOptions })
         return FileChange(
             place: place, key: key, action: .save(content, expires: expires?.timeIntervalSinceReferenceDate))
     }
@@ -257,13 +258,19 @@ public final class ArchiveStore: Sendable {
     /// names are removed in the same commit (all or nothing, as a ``batch(_:)``).
     ///
     /// - Parameter value: The value to store; its static type names the key.
-    /// - Throws: as ``save(_:forKey:expiresAfter:)-34ndq``; nothing is removed if the save fails.
+    /// - Throws: as ``save(_:forKey:expiresAfter:)``; nothing is removed if the save fails.
     public func save<T>(_ value: T) throws {
-        let legacy = KeyedArchiver.legacyClassNames(of: T.self)
-        guard !legacy.isEmpty else { return try save(value, forKey: Self.defaultKey(for: T.self)) }
-        let changes = [try saving(value, forKey: Self.defaultKey(for: T.self), expiresAfter: nil)]
-            + legacy.map { FileChange(place: place, key: $0, action: .remove) }
-        try engine.commit(Commit(changes: changes, atomic: true, time: now), announced: false)
+        guard !KeyedArchiver.legacyClassNames(of: T.self).isEmpty else {
+            return try save(value, forKey: Self.defaultKey(for: T.self))
+        }
+        try batch { batch in try savingUnderTypeName(value, in: batch) }
+    }
+
+    /// Adds to `batch` the save of `value` under its type's name and the removal of the values
+    /// under the type's legacy names.
+    func savingUnderTypeName<T>(_ value: T, in batch: Batch) throws {
+        try batch.save(value, forKey: Self.defaultKey(for: T.self))
+        for legacy in KeyedArchiver.legacyClassNames(of: T.self) { try batch.remove(forKey: legacy) }
     }
 
     // MARK: - Loading
@@ -279,7 +286,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Parameters:
     ///   - type: The type to decode the value as.
-    ///   - key: The key given to ``save(_:forKey:expiresAfter:)-34ndq``.
+    ///   - key: The key given to ``save(_:forKey:expiresAfter:)``.
     /// - Returns: The value, or nil when the key holds none or it expired.
     /// - Throws: `ArchiveError`: `.typeMismatch` (and the unarchiver's other decoding codes)
     ///   when the value is not a `type`; `.unknownClass` for a subclass or other type that was
@@ -288,11 +295,6 @@ public final class ArchiveStore: Sendable {
     ///   `.sizeLimit` for a file or value beyond ``unarchiverOptions``; `.io` when the file
     ///   cannot be read.
     public func load<T>(_ type: T.Type, forKey key: String) throws -> T? {
-        try loadNow(type, forKey: key)
-    }
-
-    /// ``load(_:forKey:)-8yj94``, named apart from its `async` form.
-    func loadNow<T>(_ type: T.Type, forKey key: String) throws -> T? {
         try engine.load(type, forKey: key, in: place, now: clock.now)
     }
 
@@ -303,7 +305,7 @@ public final class ArchiveStore: Sendable {
     ///
     /// - Parameter type: The type to decode; its archive class name is the key.
     /// - Returns: The value, or nil when there is none or it expired.
-    /// - Throws: as ``load(_:forKey:)-8yj94``.
+    /// - Throws: as ``load(_:forKey:)``.
     public func load<T>(_ type: T.Type) throws -> T? {
         if let current = try load(type, forKey: Self.defaultKey(for: type)) { return current }
         for legacy in KeyedArchiver.legacyClassNames(of: type) {
@@ -314,7 +316,7 @@ public final class ArchiveStore: Sendable {
 
     /// True when a value is stored under `key` and has not expired.
     ///
-    /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)-8yj94``
+    /// Reads the file's metadata, not its value; a damaged file counts as present (``load(_:forKey:)``
     /// then throws). Deletes nothing.
     public func contains(_ key: String) -> Bool {
         engine.contains(key, in: place, now: clock.now)
@@ -324,9 +326,20 @@ public final class ArchiveStore: Sendable {
     /// values left out. Ordered by their UTF-8 bytes.
     ///
     /// Reads each file's metadata. A damaged file is listed if its name spells its key (any key
-    /// under 255 bytes once escaped) and left out otherwise. Empty when the directory cannot be read.
+    /// under 255 bytes once escaped) and left out otherwise.
+    ///
+    /// - Throws: `ArchiveError` `.io` when the directory cannot be read.
+    public func listKeys() throws -> [String] {
+        try engine.keys(in: place, now: clock.now)
+    }
+
+    /// ``listKeys()``, or an empty list when the directory cannot be read; the error is then
+    /// reported on standard error and to ``failures()``.
     public var keys: [String] {
-        (try? engine.keys(in: place, now: clock.now)) ?? []
+        do { return try listKeys() } catch {
+            report(error, .list, key: nil)
+            return []
+        }
     }
 
     /// The names of the namespaces directly inside this one, exactly as given to
@@ -335,10 +348,20 @@ public final class ArchiveStore: Sendable {
     /// A namespace is listed once a value was saved in it (or in a namespace nested in it) and
     /// until ``removeAll()`` removes it; removing its values one by one leaves it listed, empty.
     /// A name too long for a file name is read from the `.namespace` file its directory keeps;
-    /// a directory whose name does not decode, or that lost that file, is left out. Empty
-    /// when the directory cannot be read.
+    /// a directory whose name does not decode, or that lost that file, is left out.
+    ///
+    /// - Throws: `ArchiveError` `.io` when the directory cannot be read.
+    public func listNamespaces() throws -> [String] {
+        try engine.namespaces(in: place)
+    }
+
+    /// ``listNamespaces()``, or an empty list when the directory cannot be read; the error is
+    /// then reported on standard error and to ``failures()``.
     public var namespaces: [String] {
-        (try? engine.namespaces(in: place)) ?? []
+        do { return try listNamespaces() } catch {
+            report(error, .list, key: nil)
+            return []
+        }
     }
 
     // MARK: - Removing
@@ -349,11 +372,6 @@ public final class ArchiveStore: Sendable {
     /// - Parameter key: The key whose file is deleted (a damaged file under it too).
     /// - Throws: `ArchiveError` `.io` when the file cannot be removed.
     public func remove(forKey key: String) throws {
-        try removeNow(forKey: key)
-    }
-
-    /// ``remove(forKey:)-5avmq``, named apart from its `async` form.
-    func removeNow(forKey key: String) throws {
         try engine.commit(
             Commit(changes: [FileChange(place: place, key: key, action: .remove)], atomic: false, time: now),
             announced: false)

@@ -16,8 +16,12 @@ struct StoreConfiguration: @unchecked Sendable {
     /// Class names read as another type (`setClass(_:forClassName:)`).
     var classNames: [String: Any.Type] = [:]
     var unarchiverOptions = KeyedUnarchiver.Options()
-    /// What the typed getters read for a key without a readable stored value.
+    var archiverOptions = KeyedArchiver.Options()
+    /// What every reader of a key gets when it has no readable stored value (`register(defaults:)`).
     var defaults: [String: TypedValue] = [:]
+    /// The defaults of the typed keys used with the store in this process, for the getters that
+    /// take a string (a registered default wins over them).
+    var keyDefaults: [String: TypedValue] = [:]
 
     /// Registers `types`, each once.
     mutating func register(_ types: [Any.Type]) {

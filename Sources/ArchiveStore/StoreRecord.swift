@@ -26,8 +26,10 @@ struct StoreRecord {
     /// The bytes of a file holding `value` under `key`.
     ///
     /// - Throws: `ArchiveError` when the value cannot be archived (nothing touched the disk yet).
-    static func encode<T>(_ value: T, key: String, expires: Date?) throws -> Data {
-        let archiver = KeyedArchiver()
+    static func encode<T>(
+        _ value: T, key: String, expires: Date?, options: KeyedArchiver.Options = KeyedArchiver.Options()
+    ) throws -> Data {
+        let archiver = KeyedArchiver(options: options)
         try archiver.encode(value, forKey: StoreFormat.rootKey)
         try archiver.encode(key, forKey: StoreFormat.keyKey)
         if let expires {

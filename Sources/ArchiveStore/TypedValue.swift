@@ -25,7 +25,10 @@ import KeyedArchive
 /// Linux keeps only its path, as a string, so `https://example.com/a` would come back as
 /// `file:///a`); `Int.max` reads as itself (`UserDefaults` on Linux reads it as 0); and `url` of
 /// data that is not an archive is nil (`UserDefaults` traps).
-enum TypedValue: Sendable {
+// @unchecked Sendable: the arrays, dictionaries and other values are property-list values, each
+// decoded afresh for one read or copied from a registration (`register(defaults:)` bridges them
+// into Swift collections), and nothing mutates them after.
+enum TypedValue: @unchecked Sendable {
     case integer(Int)
     case double(Double)
     case float(Float)
@@ -34,12 +37,13 @@ enum TypedValue: Sendable {
     case url(URL)
     case date(Date)
     case data(Data)
-    /// Arrays, dictionaries, integers above `Int.max`, and anything else: every getter gives
-    /// its default.
-    case other
+    case array([Any])
+    case dictionary([String: Any])
+    /// Integers above `Int.max`, sets, models and anything else: only ``object`` reads it.
+    case other(Any)
 
     /// The value as a property-list value: Swift's numbers, `NSNumber`, `String`, `URL`,
-    /// `Date`, `Data`; anything else is ``other``.
+    /// `Date`, `Data`, arrays and dictionaries with string keys; anything else is ``other(_:)``.
     init(_ value: Any) {
         if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             self.init(number)
@@ -48,14 +52,16 @@ enum TypedValue: Sendable {
         switch value {
         case let value as Bool: self = .bool(value)
         case let value as Int: self = .integer(value)
-        case let value as any BinaryInteger: self = Int(exactly: value).map(Self.integer) ?? .other
+        case let value as any BinaryInteger: self = Int(exactly: value).map(Self.integer) ?? .other(value)
         case let value as Double: self = .double(value)
         case let value as Float: self = .float(value)
         case let value as String: self = .string(value)
         case let value as URL: self = .url(value)
         case let value as Date: self = .date(value)
         case let value as Data: self = .data(value)
-        default: self = .other
+        case let value as [Any]: self = .array(value)
+        case let value as [String: Any]: self = .dictionary(value)
+        default: self = .other(value)
         }
     }
 
@@ -65,52 +71,87 @@ enum TypedValue: Sendable {
         switch UInt8(bitPattern: number.objCType.pointee) {
         case UInt8(ascii: "f"): self = .float(number.floatValue)
         case UInt8(ascii: "d"): self = .double(number.doubleValue)
-        case UInt8(ascii: "Q") where number.uint64Value > UInt64(Int.max): self = .other
+        case UInt8(ascii: "Q") where number.uint64Value > UInt64(Int.max): self = .other(number)
         default: self = .integer(number.intValue)
         }
     }
 
-    var integer: Int {
+    /// The value itself, as `object(forKey:)` returns it.
+    var object: Any {
+        switch self {
+        case .integer(let value): value
+        case .double(let value): value
+        case .float(let value): value
+        case .bool(let value): value
+        case .string(let value): value
+        case .url(let value): value
+        case .date(let value): value
+        case .data(let value): value
+        case .array(let value): value
+        case .dictionary(let value): value
+        case .other(let value): value
+        }
+    }
+
+    /// A short name of the kind, for errors (`a string`, `an array`).
+    var kindName: String {
+        switch self {
+        case .integer: "an integer"
+        case .double, .float: "a real number"
+        case .bool: "a Boolean"
+        case .string: "a string"
+        case .url: "a URL"
+        case .date: "a date"
+        case .data: "data"
+        case .array: "an array"
+        case .dictionary: "a dictionary"
+        case .other(let value): "a value of type \(type(of: value))"
+        }
+    }
+
+    // MARK: - Conversions: nil when the kind does not convert
+
+    var integer: Int? {
         switch self {
         case .integer(let value): value
         case .double(let value): Self.truncated(value)
         case .float(let value): Self.truncated(Double(value))
         case .bool(let value): value ? 1 : 0
         case .string(let value): NSString(string: value).integerValue
-        case .url, .date, .data, .other: 0
+        case .url, .date, .data, .array, .dictionary, .other: nil
         }
     }
 
-    var double: Double {
+    var double: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
         case .float(let value): Double(value)
         case .bool(let value): value ? 1 : 0
         case .string(let value): NSString(string: value).doubleValue
-        case .url, .date, .data, .other: 0
+        case .url, .date, .data, .array, .dictionary, .other: nil
         }
     }
 
-    var float: Float {
+    var float: Float? {
         switch self {
         case .integer(let value): Float(value)
         case .double(let value): Float(value)
         case .float(let value): value
         case .bool(let value): value ? 1 : 0
         case .string(let value): NSString(string: value).floatValue
-        case .url, .date, .data, .other: 0
+        case .url, .date, .data, .array, .dictionary, .other: nil
         }
     }
 
-    var bool: Bool {
+    var bool: Bool? {
         switch self {
         case .integer(let value): value != 0
         case .double(let value): value != 0
         case .float(let value): value != 0
         case .bool(let value): value
         case .string(let value): NSString(string: value).boolValue
-        case .url, .date, .data, .other: false
+        case .url, .date, .data, .array, .dictionary, .other: nil
         }
     }
 
@@ -121,7 +162,7 @@ enum TypedValue: Sendable {
         case .float(let value): value.description
         case .bool(let value): value ? "1" : "0"
         case .string(let value): value
-        case .url, .date, .data, .other: nil
+        case .url, .date, .data, .array, .dictionary, .other: nil
         }
     }
 
@@ -133,7 +174,7 @@ enum TypedValue: Sendable {
         case .string(let value): URL(fileURLWithPath: NSString(string: value).expandingTildeInPath)
         case .data(let value):
             try? KeyedUnarchiver(forReadingFrom: value, options: options).decode(URL.self, forKey: StoreFormat.rootKey)
-        case .integer, .double, .float, .bool, .date, .other: nil
+        case .integer, .double, .float, .bool, .date, .array, .dictionary, .other: nil
         }
     }
 
@@ -141,8 +182,65 @@ enum TypedValue: Sendable {
 
     var data: Data? { if case .data(let value) = self { value } else { nil } }
 
+    var array: [Any]? { if case .array(let value) = self { value } else { nil } }
+
+    var dictionary: [String: Any]? { if case .dictionary(let value) = self { value } else { nil } }
+
+    /// An array whose elements are all strings (`UserDefaults.stringArray(forKey:)`).
+    var stringArray: [String]? { array.flatMap { $0 as? [String] } }
+
     /// `value` truncated toward zero; `Int.min` when it is not finite or out of range.
     private static func truncated(_ value: Double) -> Int {
         value >= -0x1p63 && value < 0x1p63 ? Int(value) : .min
     }
+
+    // MARK: - Reading as a key's type
+
+    /// Whether a key of `type` reads its value through these conversions (a typed value, or an
+    /// Optional of one) rather than by decoding `type` itself.
+    static func converts(to type: Any.Type) -> Bool {
+        if let optional = type as? any OptionalValue.Type { return converts(to: optional.wrappedType) }
+        return type == Int.self || type == Double.self || type == Float.self || type == Bool.self
+            || type == String.self || type == URL.self || type == Date.self || type == Data.self
+    }
+
+    /// The value converted to `type` as the getter of that kind converts it (an `Int` as
+    /// `integer(forKey:)`...); for other types, the value itself if it is one. Nil when the kind
+    /// does not convert.
+    func converted<Value>(to type: Value.Type, options: KeyedUnarchiver.Options) -> Value? {
+        switch type {
+        case is Int.Type: integer as? Value
+        case is Double.Type: double as? Value
+        case is Float.Type: float as? Value
+        case is Bool.Type: bool as? Value
+        case is String.Type: string as? Value
+        case is URL.Type: url(options: options) as? Value
+        case is Date.Type: date as? Value
+        case is Data.Type: data as? Value
+        default:
+            if let optional = type as? any OptionalValue.Type {
+                optional.wrapping(self, options: options) as? Value
+            } else {
+                object as? Value
+            }
+        }
+    }
+}
+
+/// `Optional`, whatever it wraps: lets a key of `String?` read and remove like a key of `String`.
+protocol OptionalValue {
+    static var wrappedType: Any.Type { get }
+    /// `value` converted to the wrapped type and wrapped; nil when it does not convert.
+    static func wrapping(_ value: TypedValue, options: KeyedUnarchiver.Options) -> Self?
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    static var wrappedType: Any.Type { Wrapped.self }
+
+    static func wrapping(_ value: TypedValue, options: KeyedUnarchiver.Options) -> Self? {
+        value.converted(to: Wrapped.self, options: options).map { .some($0) }
+    }
+
+    var isNone: Bool { self == nil }
 }

@@ -40,6 +40,39 @@ public final class KeyedArchiver {
         set { core.maximumDepth = newValue }
     }
 
+    /// How an archiver writes: the settings a caller keeps and hands to many archivers (a
+    /// store's ``/ArchiveStore/ArchiveStore/archiverOptions`` does).
+    public struct Options: Sendable, Equatable, Hashable {
+        /// ``KeyedArchiver/maximumDepth``: coded objects nested deeper fail with `.depthLimit`.
+        /// Raise it together with the reader's `KeyedUnarchiver.Options.maximumDepth`.
+        public var maximumDepth = 512
+        /// ``KeyedArchiver/outputFormat``: `.binary` (the default) or `.xml`.
+        public var outputFormat: PlistFormat = .binary
+
+        /// The defaults: depth 512, binary.
+        public init() {}
+    }
+
+    /// An empty archive that writes as `options` say.
+    public convenience init(options: Options) {
+        self.init()
+        self.options = options
+    }
+
+    /// The archiver's settings as one value (``maximumDepth`` and ``outputFormat``).
+    public var options: Options {
+        get {
+            var options = Options()
+            options.maximumDepth = maximumDepth
+            options.outputFormat = outputFormat
+            return options
+        }
+        set {
+            maximumDepth = newValue.maximumDepth
+            outputFormat = newValue.outputFormat
+        }
+    }
+
     /// Encodes `value` as the top-level object `key`. Several keys make a multi-object archive.
     ///
     /// The value is archived when this is called: changing a class instance afterwards changes

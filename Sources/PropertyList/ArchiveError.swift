@@ -91,7 +91,7 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `ArchiveError.<code>: [<key path>: ]<reason> (line <l>, column <c>, at byte <offset>, object #<index>)`.
     public var description: String {
         var text = "ArchiveError.\(code): "
-        if let keyPath, !keyPath.isEmpty { text += "\(keyPath): " }
+        if let keyPath, !keyPath.isEmpty { text += "\(Self.abbreviated(keyPath: keyPath)): " }
         text += reason
         var place: [String] = []
         if let line { place.append("line \(line)") }
@@ -99,6 +99,46 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         if let byteOffset { place.append("at byte \(byteOffset)") }
         if let objectIndex { place.append("object #\(objectIndex)") }
         if !place.isEmpty { text += " (" + place.joined(separator: ", ") + ")" }
+        return text
+    }
+
+    /// `path` with every run of a repeated stretch written once with its count, so that the
+    /// path of a value 250 replies deep reads `root(.replies[0] ×250).author` instead of 2,700
+    /// characters: a stretch of one to four components (`.name` or `[index]`) repeated at least
+    /// three times, and making at least eight components, is abbreviated.
+    package static func abbreviated(keyPath path: String) -> String {
+        var components: [Substring] = []
+        var start = path.startIndex
+        for index in path.indices.dropFirst() where path[index] == "." || path[index] == "[" {
+            components.append(path[start..<index])
+            start = index
+        }
+        components.append(path[start...])
+        guard components.count >= 8 else { return path }
+        var text = ""
+        var position = 0
+        while position < components.count {
+            var best: (length: Int, count: Int)?
+            for length in 1...4 where position + length <= components.count {
+                var count = 1
+                while position + (count + 1) * length <= components.count,
+                    components[(position + count * length)..<(position + (count + 1) * length)]
+                        .elementsEqual(components[position..<(position + length)])
+                {
+                    count += 1
+                }
+                if count >= 3, count * length >= 8, count * length > (best.map { $0.length * $0.count } ?? 0) {
+                    best = (length, count)
+                }
+            }
+            if let best {
+                text += "(" + components[position..<(position + best.length)].joined() + " ×\(best.count))"
+                position += best.length * best.count
+            } else {
+                text += components[position]
+                position += 1
+            }
+        }
         return text
     }
 

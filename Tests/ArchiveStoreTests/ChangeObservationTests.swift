@@ -36,16 +36,16 @@ struct ChangeObservationTests {
         // The watch starts when the sequence is made: every change after this line is reported.
         let changes = store.changes()
         async let seen = Self.first(6, of: changes)
-        try await store.save(1, forKey: "a")
-        try await store.save(2, forKey: "short", expiresAfter: .seconds(30))
-        try await store.namespace("other").save(9, forKey: "elsewhere")  // another namespace: not reported
+        try store.save(1, forKey: "a")
+        try store.save(2, forKey: "short", expiresAfter: .seconds(30))
+        try store.namespace("other").save(9, forKey: "elsewhere")  // another namespace: not reported
         clock.advance(by: .seconds(30))
-        #expect(try await store.load(Int.self, forKey: "short") == nil)  // expired: deleted by the load
-        try await store.save(3, forKey: "b")
+        #expect(try store.load(Int.self, forKey: "short") == nil)  // expired: deleted by the load
+        try store.save(3, forKey: "b")
         // Four values for three places: "a" is evicted, before "c" is reported saved (the save
         // makes room first).
-        try await store.save(4, forKey: "c")
-        try await store.remove(forKey: "b")
+        try store.save(4, forKey: "c")
+        try store.remove(forKey: "b")
         let all = try await seen
         #expect(all.map(\.key) == ["a", "short", "short", "b", "a", "c"])
         #expect(all.map(\.kind) == [.saved, .saved, .expired, .saved, .evicted, .saved])
@@ -58,8 +58,8 @@ struct ChangeObservationTests {
         let allChanges = store.changes()
         async let forKey = Self.first(2, of: keyChanges)
         async let all = Self.first(4, of: allChanges)
-        try await store.save(1, forKey: "other")
-        try await store.save(2, forKey: "k")
+        try store.save(1, forKey: "other")
+        try store.save(2, forKey: "k")
         try store.removeAll()
         #expect(try await forKey == [.init(key: "k", kind: .saved), .init(key: "k", kind: .removed)])
         let everything = try await all
@@ -76,12 +76,12 @@ struct ChangeObservationTests {
         #expect(await iterator.next() == "light")
         try store.set("dark", for: .theme)
         #expect(await iterator.next() == "dark")
-        try store.remove(.theme)
+        try store.remove(for: .theme)
         #expect(await iterator.next() == "light")  // removed: the default
         let profiles = store.values(of: Profile.self, forKey: "p")
         var profileIterator = profiles.makeAsyncIterator()
         #expect(await profileIterator.next() == .some(nil))
-        try await store.save(Profile(name: "Ada", phone: "1"), forKey: "p")
+        try store.save(Profile(name: "Ada", phone: "1"), forKey: "p")
         #expect(await profileIterator.next() == Profile(name: "Ada", phone: "1"))
     }
 
@@ -102,7 +102,7 @@ struct ChangeObservationTests {
     @Test func endingAnIterationReleasesTheWatch() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try await store.save(0, forKey: "k")
+        try store.save(0, forKey: "k")
         let before = ArchiveStore.observationResources
         var during = 0
         for _ in 0..<20 {

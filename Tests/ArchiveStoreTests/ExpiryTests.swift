@@ -25,17 +25,17 @@ struct ExpiryTests {
         let fixture = try StoreFixture()
         let clock = ArchiveStore.ManualClock()
         let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
-        try await store.save("fresh", forKey: "feed", expiresAfter: .seconds(300))
-        try await store.save("forever", forKey: "other")
+        try store.save("fresh", forKey: "feed", expiresAfter: .seconds(300))
+        try store.save("forever", forKey: "other")
         clock.advance(by: .milliseconds(299_999))
-        #expect(try await store.load(String.self, forKey: "feed") == "fresh")
+        #expect(try store.load(String.self, forKey: "feed") == "fresh")
         #expect(store.contains("feed"))
         clock.advance(by: .milliseconds(1))
         #expect(!store.contains("feed"))
         #expect(FileManager.default.fileExists(atPath: fixture.file(forKey: "feed").path))
-        #expect(try await store.load(String.self, forKey: "feed") == nil)
+        #expect(try store.load(String.self, forKey: "feed") == nil)
         #expect(!FileManager.default.fileExists(atPath: fixture.file(forKey: "feed").path))
-        #expect(try await store.load(String.self, forKey: "other") == "forever")
+        #expect(try store.load(String.self, forKey: "other") == "forever")
     }
 
     @Test func savingAgainWithoutExpiryKeepsTheValue() throws {

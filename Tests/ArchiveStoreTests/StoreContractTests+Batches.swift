@@ -29,7 +29,7 @@ extension StoreContractTests {
             #expect(result == "made")
             #expect(store.string(forKey: "theme") == "dark")
             #expect(store.integer(forKey: "size") == 14)
-            #expect(try await store.load(Settings.self, forKey: "settings") == Settings(theme: "dark", fontSize: 14))
+            #expect(try store.load(Settings.self, forKey: "settings") == Settings(theme: "dark", fontSize: 14))
             #expect(!store.contains("legacy"))
             #expect(store.keys == ["settings", "size", "theme"])
             // Removing a key that holds nothing changes nothing, and is not reported.
@@ -117,7 +117,7 @@ extension StoreContractTests {
     @Test("a batch is never evicted to make room for itself; older values go", arguments: StoreKind.allCases)
     func batchIsNotEvictedForItself(kind: StoreKind) async throws {
         try await kind.withStore(limits: .init(maximumCount: 2)) { store, clock in
-            try await store.save(0, forKey: "old")
+            try store.save(0, forKey: "old")
             clock.advance(by: .seconds(1))
             let changes = Observed(store.changes())
             defer { changes.stop() }
@@ -130,7 +130,7 @@ extension StoreContractTests {
             changes.stop()  // before the next change (see Observed.stop())
             // The next save brings the store within its limits again.
             clock.advance(by: .seconds(1))
-            try await store.save("d", forKey: "d")
+            try store.save("d", forKey: "d")
             #expect(store.count == 2)
             #expect(store.contains("d"))
         }
@@ -164,14 +164,14 @@ extension StoreContractTests {
             for round in 0..<40 {
                 let observer = Observed(store.changes())
                 let values = Observed(store.values(of: Int.self, forKey: "k"))
-                for i in 0..<(round % 7 + 1) { try await store.save(i, forKey: "k") }
+                for i in 0..<(round % 7 + 1) { try store.save(i, forKey: "k") }
                 // Cancelled with changes still on their way to it.
                 observer.stop()
                 values.stop()
             }
             // The store still tells a new observer about a new change.
             let last = Observed(store.changes(forKey: "last"))
-            try await store.save(1, forKey: "last")
+            try store.save(1, forKey: "last")
             await last.expectFirst([.init(key: "last", kind: .saved)])
         }
     }
@@ -187,13 +187,13 @@ extension StoreContractTests {
                 forK.stop()
                 nested.stop()
             }
-            try await store.save(1, forKey: "other")
-            try await store.save(2, forKey: "k")
-            try await store.namespace("other").save(9, forKey: "elsewhere")  // not this namespace's
-            try await store.remove(forKey: "never saved")  // nothing removed: not reported
+            try store.save(1, forKey: "other")
+            try store.save(2, forKey: "k")
+            try store.namespace("other").save(9, forKey: "elsewhere")  // not this namespace's
+            try store.remove(forKey: "never saved")  // nothing removed: not reported
             try store.set(3, forKey: "k")
-            try await store.remove(forKey: "k")
-            try await store.save(4, forKey: "async")
+            try store.remove(forKey: "k")
+            try store.save(4, forKey: "async")
             try store.removeAll()
             await forK.expectFirst([
                 .init(key: "k", kind: .saved), .init(key: "k", kind: .saved), .init(key: "k", kind: .removed),
@@ -220,16 +220,16 @@ extension StoreContractTests {
             let items = Observed(store.values(of: FeedItem.self, forKey: "item"))
             defer { items.stop() }
             await items.expectFirst([nil])
-            try await store.save(one, forKey: "item")
+            try store.save(one, forKey: "item")
             await items.expectFirst([nil, one])
-            try await store.save(two, forKey: "item")
+            try store.save(two, forKey: "item")
             await items.expectFirst([nil, one, two])
-            try await store.save(5, forKey: "unrelated")  // another key: nothing to yield
-            try await store.remove(forKey: "item")
+            try store.save(5, forKey: "unrelated")  // another key: nothing to yield
+            try store.remove(forKey: "item")
             await items.expectFirst([nil, one, two, nil])
-            try await store.save("a string", forKey: "item")  // not a FeedItem: nil
+            try store.save("a string", forKey: "item")  // not a FeedItem: nil
             await items.expectFirst([nil, one, two, nil, nil])
-            try await store.save(one, forKey: "item")
+            try store.save(one, forKey: "item")
             await items.expectFirst([nil, one, two, nil, nil, one])
 
             let theme = ArchiveStore.Key<String>("theme", default: "light")
@@ -237,7 +237,7 @@ extension StoreContractTests {
             let themes = Observed(store.values(for: theme))
             defer { themes.stop() }
             await themes.expectFirst(["dark"])
-            try store.remove(theme)
+            try store.remove(for: theme)
             await themes.expectFirst(["dark", "light"])
             try store.set("blue", for: theme)
             await themes.expectFirst(["dark", "light", "blue"])

@@ -14,12 +14,12 @@ extension StoreContractTests {
             let changes = Observed(store.changes())
             defer { changes.stop() }
             let saved = clock.now
-            try await store.save("fresh", forKey: "feed", expiresAfter: .seconds(60))
-            try await store.save("forever", forKey: "other")
+            try store.save("fresh", forKey: "feed", expiresAfter: .seconds(60))
+            try store.save("forever", forKey: "other")
             try store.set(5, forKey: "typed")
 
             clock.now = saved.addingTimeInterval(59.9)
-            #expect(try await store.load(String.self, forKey: "feed") == "fresh")
+            #expect(try store.load(String.self, forKey: "feed") == "fresh")
             #expect(store.contains("feed"))
             #expect(store.keys == ["feed", "other", "typed"])
             #expect(store.count == 3)
@@ -32,12 +32,12 @@ extension StoreContractTests {
             #expect(store.count == 2)
             #expect(store.totalBytes == (try storedSize(of: "forever", forKey: "other")) + (try storedSize(of: 5, forKey: "typed")))
             #expect(store.string(forKey: "feed") == nil)
-            #expect(try await store.load(String.self, forKey: "feed") == nil)
-            #expect(try await store.load(String.self, forKey: "other") == "forever")
+            #expect(try store.load(String.self, forKey: "feed") == nil)
+            #expect(try store.load(String.self, forKey: "other") == "forever")
 
             // The load deleted it: with the clock moved back, it is still gone.
             clock.now = saved
-            #expect(try await store.load(String.self, forKey: "feed") == nil)
+            #expect(try store.load(String.self, forKey: "feed") == nil)
             await changes.expectFirst([
                 .init(key: "feed", kind: .saved), .init(key: "other", kind: .saved), .init(key: "typed", kind: .saved),
                 .init(key: "feed", kind: .expired),
@@ -63,9 +63,9 @@ extension StoreContractTests {
             let c = store.namespace("c")
             let saved = clock.now
             for target in [store, a, ab, c] {
-                try await target.save(1, forKey: "old", expiresAfter: .seconds(10))
-                try await target.save(2, forKey: "new", expiresAfter: .seconds(3_600))
-                try await target.save(3, forKey: "kept")
+                try target.save(1, forKey: "old", expiresAfter: .seconds(10))
+                try target.save(2, forKey: "new", expiresAfter: .seconds(3_600))
+                try target.save(3, forKey: "kept")
             }
             let changesOfA = Observed(a.changes())
             let changesOfRoot = Observed(store.changes())
@@ -78,17 +78,17 @@ extension StoreContractTests {
             // With the clock moved back, what removeExpired deleted stays deleted and the rest is back.
             clock.now = saved
             for target in [a, ab] {
-                #expect(try await target.load(Int.self, forKey: "old") == nil)
+                #expect(try target.load(Int.self, forKey: "old") == nil)
                 #expect(target.keys == ["kept", "new"])
             }
             for target in [store, c] {
-                #expect(try await target.load(Int.self, forKey: "old") == 1)
+                #expect(try target.load(Int.self, forKey: "old") == 1)
                 #expect(target.keys == ["kept", "new", "old"])
             }
             clock.advance(by: .seconds(20))
             try store.removeExpired()
             clock.now = saved
-            for target in [store, c] { #expect(try await target.load(Int.self, forKey: "old") == nil) }
+            for target in [store, c] { #expect(try target.load(Int.self, forKey: "old") == nil) }
             #expect(store.count == 8)
             await changesOfA.expectFirst([.init(key: "old", kind: .expired)])
             await changesOfRoot.expectFirst([.init(key: "old", kind: .expired)])
@@ -103,23 +103,23 @@ extension StoreContractTests {
             let changes = Observed(store.changes())
             defer { changes.stop() }
             for key in ["a", "b", "c"] {
-                try await store.save(key, forKey: key)
+                try store.save(key, forKey: key)
                 clock.advance(by: .seconds(1))
             }
             // "a" was saved first but is loaded now: "b" is the least recently used.
-            #expect(try await store.load(String.self, forKey: "a") == "a")
+            #expect(try store.load(String.self, forKey: "a") == "a")
             clock.advance(by: .seconds(1))
-            try await store.save("d", forKey: "d")
+            try store.save("d", forKey: "d")
             #expect(store.keys == ["a", "c", "d"])
-            #expect(try await store.load(String.self, forKey: "b") == nil)
+            #expect(try store.load(String.self, forKey: "b") == nil)
             clock.advance(by: .seconds(1))
             // Order of use now: c, a, d. Saving "c" again and reading "a" with a typed getter
             // make "d" the least recently used.
-            try await store.save("c2", forKey: "c")
+            try store.save("c2", forKey: "c")
             clock.advance(by: .seconds(1))
             #expect(store.string(forKey: "a") == "a")
             clock.advance(by: .seconds(1))
-            try await store.save("e", forKey: "e")
+            try store.save("e", forKey: "e")
             #expect(store.keys == ["a", "c", "e"])
             #expect(store.count == 3)
             // Each removal is reported before the save that made room with it.
@@ -153,7 +153,7 @@ extension StoreContractTests {
         let size = try storedSize(of: value, forKey: "k0")
         try await kind.withStore(limits: .init(maximumBytes: size * 4)) { store, clock in
             for i in 0..<10 {
-                try await store.save(value, forKey: "k\(i)")
+                try store.save(value, forKey: "k\(i)")
                 clock.advance(by: .seconds(1))
             }
             #expect(store.keys == ["k6", "k7", "k8", "k9"])
@@ -162,10 +162,10 @@ extension StoreContractTests {
             let changes = Observed(store.changes())
             defer { changes.stop() }
             let huge = [Int](repeating: 1, count: 5_000)
-            try await store.save(huge, forKey: "huge")
+            try store.save(huge, forKey: "huge")
             #expect(store.keys == ["huge"])
             #expect(store.totalBytes == (try storedSize(of: huge, forKey: "huge")))
-            #expect(try await store.load([Int].self, forKey: "huge") == huge)
+            #expect(try store.load([Int].self, forKey: "huge") == huge)
             await changes.expectFirst(["k6", "k7", "k8", "k9"].map { .init(key: $0, kind: .evicted) } + [
                 .init(key: "huge", kind: .saved)
             ])
@@ -177,22 +177,22 @@ extension StoreContractTests {
         try await kind.withStore(limits: .init(maximumAge: .seconds(300))) { store, clock in
             let changes = Observed(store.changes())
             defer { changes.stop() }
-            try await store.save(1, forKey: "old")
-            try await store.save(2, forKey: "kept")
+            try store.save(1, forKey: "old")
+            try store.save(2, forKey: "kept")
             clock.advance(by: .seconds(200))
-            #expect(try await store.load(Int.self, forKey: "kept") == 2)
+            #expect(try store.load(Int.self, forKey: "kept") == 2)
             clock.advance(by: .seconds(200))
             // "old" went unused for 400 s, "kept" for 200 s.
             #expect(store.keys == ["kept", "old"])  // nothing happens until a save or a trim
-            try await store.save(3, forKey: "new")
+            try store.save(3, forKey: "new")
             #expect(store.keys == ["kept", "new"])
 
             // 300 s unused is not longer than the limit; a moment more is.
             clock.advance(by: .seconds(100))  // "kept" unused for 300 s
-            try await store.save(4, forKey: "probe")
+            try store.save(4, forKey: "probe")
             #expect(store.keys == ["kept", "new", "probe"])
             clock.advance(by: .seconds(0.5))
-            try await store.save(5, forKey: "probe 2")
+            try store.save(5, forKey: "probe 2")
             #expect(store.keys == ["new", "probe", "probe 2"])
 
             // One trim: a folder store rewrites its journal at each trim, and an observer that
@@ -216,16 +216,16 @@ extension StoreContractTests {
         try await kind.withStore(limits: .init(maximumCount: 3)) { store, clock in
             let changes = Observed(store.changes())
             defer { changes.stop() }
-            try await store.save(1, forKey: "a")
+            try store.save(1, forKey: "a")
             clock.advance(by: .seconds(1))
-            try await store.save(2, forKey: "short", expiresAfter: .seconds(100))
+            try store.save(2, forKey: "short", expiresAfter: .seconds(100))
             clock.advance(by: .seconds(1))
-            try await store.save(3, forKey: "b")
+            try store.save(3, forKey: "b")
             clock.advance(by: .seconds(200))
             // Four values for three places: the expired one goes, not "a", the least recently used.
-            try await store.save(4, forKey: "c")
+            try store.save(4, forKey: "c")
             #expect(store.keys == ["a", "b", "c"])
-            #expect(try await store.load(Int.self, forKey: "a") == 1)
+            #expect(try store.load(Int.self, forKey: "a") == 1)
             await changes.expectFirst([
                 .init(key: "a", kind: .saved), .init(key: "short", kind: .saved), .init(key: "b", kind: .saved),
                 .init(key: "short", kind: .expired), .init(key: "c", kind: .saved),
@@ -236,8 +236,8 @@ extension StoreContractTests {
     @Test("trim() applies the limits now; without limits it only removes expired values", arguments: StoreKind.allCases)
     func trimWithoutLimits(kind: StoreKind) async throws {
         try await kind.withStore { store, clock in
-            for i in 0..<5 { try await store.save(i, forKey: "k\(i)") }
-            try await store.save(0, forKey: "short", expiresAfter: .seconds(10))
+            for i in 0..<5 { try store.save(i, forKey: "k\(i)") }
+            try store.save(0, forKey: "short", expiresAfter: .seconds(10))
             let changes = Observed(store.changes())
             defer { changes.stop() }
             clock.advance(by: .seconds(10_000))
@@ -246,7 +246,7 @@ extension StoreContractTests {
             #expect(store.limits == .unlimited)
             await changes.expectFirst([.init(key: "short", kind: .expired)])
             clock.now = StoreKind.start
-            #expect(try await store.load(Int.self, forKey: "short") == nil)  // deleted, not only hidden
+            #expect(try store.load(Int.self, forKey: "short") == nil)  // deleted, not only hidden
         }
     }
 }

@@ -91,7 +91,7 @@ struct StoreUpgradeTests {
         clock.advance(by: .seconds(1))  // "expiring" expires
         let untouched = try ["current", "count", "dictionary"].map { try Data(contentsOf: file($0, in: fixture.directory)) }
 
-        #expect(try store.upgradeAll(Note.self) == 7)  // 5 old, the memo, the nested one
+        #expect(try store.upgradeAll(Note.self).rewritten == 7)  // 5 old, the memo, the nested one
         for n in 0..<5 {
             #expect(try noteVersion(in: file("old-\(n)", in: fixture.directory)) == 1)
             #expect(try store.load(Note.self, forKey: "old-\(n)") == note(n))
@@ -103,7 +103,7 @@ struct StoreUpgradeTests {
         #expect(try ["current", "count", "dictionary"].map { try Data(contentsOf: file($0, in: fixture.directory)) } == untouched)
         #expect(store.integer(forKey: "count") == 42)
 
-        #expect(try store.upgradeAll(Note.self) == 0)  // nothing left to do
+        #expect(try store.upgradeAll(Note.self).rewritten == 0)  // nothing left to do
     }
 
     @Test("upgradeAll of a collection type upgrades stored collections; a value holding notes deeper down is left alone")
@@ -113,12 +113,12 @@ struct StoreUpgradeTests {
         try store.save([oldNote(1), oldNote(2)], forKey: "inbox")
         try store.save(["pinned": oldNote(3)], forKey: "board")
         try store.save(oldNote(4), forKey: "single")
-        #expect(try store.upgradeAll(Note.self) == 1)  // the single note; the collections are not Notes
+        #expect(try store.upgradeAll(Note.self).rewritten == 1)  // the single note; the collections are not Notes
         #expect(try noteVersion(in: file("inbox", in: fixture.directory)) == 0)
-        #expect(try store.upgradeAll([Note].self) == 1)  // the board is a dictionary, not an array
+        #expect(try store.upgradeAll([Note].self).rewritten == 1)  // the board is a dictionary, not an array
         #expect(try noteVersion(in: file("inbox", in: fixture.directory)) == 1)
         #expect(try store.load([Note].self, forKey: "inbox") == [note(1), note(2)])
-        #expect(try store.upgradeAll([String: Note].self) == 1)
+        #expect(try store.upgradeAll([String: Note].self).rewritten == 1)
         #expect(try store.load([String: Note].self, forKey: "board") == ["pinned": note(3)])
 
         // A name read as the type with setClass(_:forClassName:) is upgraded too.
@@ -128,27 +128,38 @@ struct StoreUpgradeTests {
         try archiver.encode("jotting", forKey: "key")
         try archiver.encodedData.write(to: file("jotting", in: fixture.directory))
         let reopened = try ArchiveStore(directory: fixture.directory)  // finds the file written by hand
-        #expect(try reopened.upgradeAll(Note.self) == 0)
+        #expect(try reopened.upgradeAll(Note.self).rewritten == 0)
         reopened.setClass(Note.self, forClassName: "Elsewhere.Jotting")
-        #expect(try reopened.upgradeAll(Note.self) == 1)
+        #expect(try reopened.upgradeAll(Note.self).rewritten == 1)
         #expect(try noteVersion(in: file("jotting", in: fixture.directory)) == 1)
         #expect(try reopened.load(Note.self, forKey: "jotting") == note(5))
     }
 
-    @Test("a value whose migration fails stops upgradeAll with the error; the others stay loadable")
+    @Test("a value whose migration fails is skipped and reported; damaged files of other keys are left; the rest is upgraded")
     func failingValue() throws {
         let fixture = try StoreFixture()
         try fixture.store.save(oldNote(1), forKey: "a")
+        try fixture.store.namespace("n").save(oldNote(2), forKey: "z")
+        // A damaged file of another key (a cache entry of another type, cut short) comes first.
+        try Data("garbage, not a property list".utf8).write(to: file("0-damaged", in: fixture.directory))
         // Version 0 of the note with a `words` that is not an integer: its migration cannot read it.
         let archiver = KeyedArchiver()
         archiver.setClassName("Upgrade.Note", for: BadNote.self)
         try archiver.encode(BadNote(), forKey: "root")
         try archiver.encode("b", forKey: "key")
         try archiver.encodedData.write(to: file("b", in: fixture.directory))
-        let error = try #require(throws: ArchiveError.self) { try fixture.store.upgradeAll(Note.self) }
-        #expect(error.code == .migrationFailed)
-        #expect(error.keyPath == "root.words")
+        let result = try fixture.store.upgradeAll(Note.self)
+        #expect(result.rewritten == 2)  // "a" and the nested "z", after the two that fail
+        #expect(result.skipped.map(\.key) == ["0-damaged", "b"])
+        #expect(result.skipped.map(\.error.code) == [.notPropertyList, .migrationFailed])
+        #expect(result.skipped[1].error.keyPath == "root.words")
+        #expect(result.skipped.allSatisfy { $0.namespacePath.isEmpty })
         #expect(try fixture.store.load(Note.self, forKey: "a") == note(1))
+        #expect(try fixture.store.namespace("n").load(Note.self, forKey: "z") == note(2))
+        // Both skipped files are left as they were.
+        #expect(try Data(contentsOf: file("0-damaged", in: fixture.directory)) == Data("garbage, not a property list".utf8))
+        #expect(throws: ArchiveError.self) { try fixture.store.load(Note.self, forKey: "b") }
+        #expect(try fixture.store.upgradeAll(Note.self).rewritten == 0)
     }
 
     #if os(macOS) || os(Linux)  // runs other processes, which iOS, tvOS, watchOS and visionOS do not allow
@@ -217,7 +228,7 @@ struct StoreUpgradeTests {
             #expect(try owner.load(Note.self, forKey: key) == note(n))
             #expect(version(of: owner, key) == 1, "\(key) was not upgraded by the rerun")
         }
-        #expect(try store.upgradeAll(Note.self) == 0)
+        #expect(try store.upgradeAll(Note.self).rewritten == 0)
         try store.trim()
         #expect(fixture.temporaryFiles().isEmpty)
         print("upgradeAll killed \(Self.kills) times: \(partial) kills landed mid-upgrade")

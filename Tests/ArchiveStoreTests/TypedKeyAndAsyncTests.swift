@@ -25,7 +25,7 @@ struct TypedKeyAndAsyncTests {
         #expect(store[.recent] == ["a", "b"])
         #expect(store[.item] == FeedItem(id: 1, title: "t", score: 0.5))
         #expect(try store.load(String.self, forKey: "theme") == "dark")  // an ordinary stored value
-        try store.remove(.theme)
+        try store.remove(for: .theme)
         #expect(store[.theme] == "light")
     }
 
@@ -40,17 +40,23 @@ struct TypedKeyAndAsyncTests {
     @Test func aValueOfAnotherTypeReadsAsTheDefaultOrThrows() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
+        // A string converts as integer(forKey:) converts it ("not a number" reads as 0).
         try store.save("not a number", forKey: "fontSize")
+        #expect(store[.fontSize] == 0)
+        #expect(store.integer(forKey: "fontSize") == 0)
+        // An array does not convert: the default, and value(for:) says why.
+        try store.save([1, 2], forKey: "fontSize")
         #expect(store[.fontSize] == 14)
+        #expect(store.integer(forKey: "fontSize") == 14)  // the key's default, known once the key was used
         let error = expectArchiveError(.typeMismatch) { _ = try store.value(for: .fontSize) }
-        #expect(error?.reason.contains("key-font^size.archive") == true, "\(String(describing: error))")
+        #expect(error?.reason.hasSuffix("key-font^size.archive: the stored value is an array, which does not read as Int") == true, "\(String(describing: error))")
     }
 
     @Test func anExpiredValueReadsAsTheDefault() async throws {
         let fixture = try StoreFixture()
         let clock = ArchiveStore.ManualClock()
         let store = try ArchiveStore(directory: fixture.directory, clock: clock.clock)
-        try await store.save("dark", forKey: "theme", expiresAfter: .seconds(50))
+        try store.save("dark", forKey: "theme", expiresAfter: .seconds(50))
         #expect(store[.theme] == "dark")
         clock.advance(by: .seconds(50))
         #expect(store[.theme] == "light")
@@ -61,14 +67,15 @@ struct TypedKeyAndAsyncTests {
         let fixture = try StoreFixture()
         let store = fixture.store
         let profile = Profile(name: "Ada", phone: "1", tags: ["x"])
-        try await store.save(profile, forKey: "p")
-        let loaded = try await store.load(Profile.self, forKey: "p")
+        try await store.async.save(profile, forKey: "p")
+        let loaded = try await store.async.load(Profile.self, forKey: "p")
         #expect(loaded == profile)
         #expect(loaded !== profile)
-        try await store.remove(forKey: "p")
-        #expect(try await store.load(Profile.self, forKey: "p") == nil)
+        #expect(await store.async.contains("p"))
+        try await store.async.remove(forKey: "p")
+        #expect(try await store.async.load(Profile.self, forKey: "p") == nil)
         // An unencodable value fails on the caller's side, before any file work.
-        await #expect(throws: ArchiveError.self) { try await store.save(NotArchivable(), forKey: "bad") }
+        await #expect(throws: ArchiveError.self) { try await store.async.save(NotArchivable(), forKey: "bad") }
         #expect(!store.contains("bad"))
     }
 
@@ -76,10 +83,10 @@ struct TypedKeyAndAsyncTests {
         let fixture = try StoreFixture()
         let store = fixture.store
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for i in 0..<40 { group.addTask { try await store.save([i, i], forKey: "k\(i)") } }
+            for i in 0..<40 { group.addTask { try await store.async.save([i, i], forKey: "k\(i)") } }
             try await group.waitForAll()
         }
-        for i in 0..<40 { #expect(try await store.load([Int].self, forKey: "k\(i)") == [i, i]) }
+        for i in 0..<40 { #expect(try await store.async.load([Int].self, forKey: "k\(i)") == [i, i]) }
         #expect(store.count == 40)
     }
 }

@@ -31,6 +31,7 @@ final class FileStoreEngine: StoreEngine {
     private let settings: Locked<StoreSettings>
     /// Registered types, class names, unarchiver options and registered defaults.
     let configuration = Locked(StoreConfiguration())
+    let failures = FailureChannel()
     /// Held for work in memory and on the journal (reading it, scanning the folders), never
     /// while waiting for the file lock.
     let index = Locked(StoreIndex())

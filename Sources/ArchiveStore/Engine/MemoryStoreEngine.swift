@@ -13,6 +13,7 @@ import KeyedArchive
 /// change is made under one lock, so a batch is all or nothing for every reader by construction.
 final class MemoryStoreEngine: StoreEngine {
     let configuration = Locked(StoreConfiguration())
+    let failures = FailureChannel()
     let limits: ArchiveStore.Limits
     private let identifier = UUID()
     private let state = Locked(State())

@@ -10,6 +10,8 @@ import KeyedArchive
 protocol StoreEngine: AnyObject, Sendable {
     /// Registered types, class names, unarchiver options and registered defaults.
     var configuration: Locked<StoreConfiguration> { get }
+    /// Where the non-throwing calls on this folder report what went wrong.
+    var failures: FailureChannel { get }
     var limits: ArchiveStore.Limits { get }
     var permissions: ArchiveStore.Permissions { get }
     var durability: ArchiveStore.Durability { get }
