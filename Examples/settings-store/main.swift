@@ -34,6 +34,18 @@ for thread in 0..<threads {
 print("\(threads) threads wrote \(threads * writesPerThread) settings; lost: \(missing)")
 guard missing == 0 else { fatalError("a write was lost") }
 
+// Typed keys: one default for every reader, written through the key. In this top-level code
+// (as in any function, async or not) the store's calls are synchronous; the async forms are
+// reached through `settings.async` and run their file work off the caller.
+extension ArchiveStore.Key {
+    static var fontSize: ArchiveStore.Key<Int> { .init("fontSize", default: 12) }
+}
+settings[.fontSize] = 15
+try settings.set(16, for: .fontSize)
+try await settings.async.set(17, for: .fontSize)
+let asyncTheme = await settings.async.string(forKey: "theme") ?? "-"
+print("fontSize \(settings[.fontSize]) (registered 13, key's default 12), theme read off the caller: \(asyncTheme)")
+
 // A second store on the same folder (another process would do the same) sees every value.
 let reopened = try ArchiveStore(directory: settings.directory)
 print("reopened: theme \(reopened.string(forKey: "theme") ?? "-"), \(reopened.keys.count) keys")

@@ -57,7 +57,9 @@ extension ArchiveStore {
                 case .list: "list"
                 }
             let subject = key.map { " \"\(ArchiveError.bounded($0))\"" } ?? ""
-            return "ArchiveStore: could not \(verb)\(subject) in \(directory.path(percentEncoded: false)): \(error)"
+            var folder = directory.path(percentEncoded: false)
+            while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+            return "ArchiveStore: could not \(verb)\(subject) in \(folder): \(error)"
         }
     }
 

@@ -37,7 +37,10 @@ struct ExampleProgramsTests {
             ]
         ),
         ("archived-items", ["removed shopping; contains it: false; keys: [\"draft-1\"]", "read back: captain Ann of Core, 2 members, one team instance"]),
-        ("settings-store", ["theme dark, zoom 1.25, retries 42", "8 threads wrote 200 settings; lost: 0"]),
+        ("settings-store", [
+            "theme dark, zoom 1.25, retries 42", "8 threads wrote 200 settings; lost: 0",
+            "fontSize 17 (registered 13, key's default 12), theme read off the caller: dark",
+        ]),
         ("model-cache", ["cached models: [\"Examples.AccountSummary\", \"Examples.Feed\"]", "logged out; cached models left: 0; feed cached: false"]),
         ("json-cache", ["JSON after the cache equals the response: true", "flash-sale after its expiry: gone", "after removeExpired: [\"banners\"]"]),
         ("encoder-store", ["keyed archive round trip: true", "JSON round trip: true", "read as a keyed archive: true"]),
