@@ -101,22 +101,28 @@ extension ArchiveStore {
     /// ``values(of:forKey:)`` and ``values(for:)``). It never throws; a reader that falls behind
     /// gets the newest value. `Sendable` when its values are.
     public struct ValueSequence<Element>: AsyncSequence {
+        /// It never throws.
         public typealias Failure = Never
         fileprivate let stream: AsyncStream<Element>
 
+        /// An iterator over the values, from the current one on.
         public func makeAsyncIterator() -> Iterator {
             Iterator(base: stream.makeAsyncIterator())
         }
 
         /// Gives the values one by one.
         public struct Iterator: AsyncIteratorProtocol {
+            /// It never throws.
             public typealias Failure = Never
             fileprivate var base: AsyncStream<Element>.Iterator
 
+            /// The next value: the current one first, then one after each change; nil once the
+            /// iteration's task is cancelled.
             public mutating func next() async -> Element? {
                 await base.next()
             }
 
+            /// ``next()``, on the caller's actor.
             public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
                 await base.next(isolation: actor)
             }

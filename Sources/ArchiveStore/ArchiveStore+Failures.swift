@@ -41,6 +41,7 @@ extension ArchiveStore {
         /// What went wrong, as the throwing form would have thrown it.
         public let error: ArchiveError
 
+        /// A failure of `operation` on `key` in `directory` (to compare with what ``ArchiveStore/failures()`` yields).
         public init(operation: Operation, key: String?, directory: URL, error: ArchiveError) {
             self.operation = operation
             self.key = key

@@ -14,6 +14,7 @@ extension ArchiveStore {
         /// The bytes their files take.
         public var bytes: Int
 
+        /// A size of `count` values taking `bytes` bytes.
         public init(count: Int, bytes: Int) {
             self.count = count
             self.bytes = bytes

@@ -41,7 +41,7 @@ public final class KeyedArchiver {
     }
 
     /// How an archiver writes: the settings a caller keeps and hands to many archivers (a
-    /// store's ``/ArchiveStore/ArchiveStore/archiverOptions`` does).
+    /// store's `archiverOptions` does).
     public struct Options: Sendable, Equatable, Hashable {
         /// ``KeyedArchiver/maximumDepth``: coded objects nested deeper fail with `.depthLimit`.
         /// Raise it together with the reader's `KeyedUnarchiver.Options.maximumDepth`.

@@ -1,6 +1,7 @@
 import ArchiveStore
 import Foundation
 import KeyedArchive
+import Observation
 import PropertyList
 import Testing
 
@@ -555,5 +556,115 @@ struct PropertyListPageTests {
         #expect(format == .xml && "\(format)" == "xml1")
         #expect(same == ["name": "Ann", "ids": [1, 2]])
         #expect(String(decoding: xml, as: UTF8.self).contains("\t<key>ids</key>\n\t<array>\n\t\t<integer>1</integer>"))
+    }
+}
+
+// MARK: - Settings, Caches and Model Stores (Sources/ArchiveStore/ArchiveStore.docc/SettingsCachesAndModels.md)
+
+extension ArchiveStore.Key {
+    static var theme: ArchiveStore.Key<String> { .init("theme", default: "light") }
+    static var fontSize: ArchiveStore.Key<Int> { .init("fontSize", default: 13) }
+}
+
+enum SettingsGuidePage {
+    struct Profile: Codable, Equatable {
+        var name = ""
+    }
+
+    struct Draft: Codable, Equatable {
+        var text = ""
+    }
+
+    /// The page's `settings`, for the model declared at its top level.
+    nonisolated(unsafe) static var settings: ArchiveStore!
+
+    @Observable final class AppearanceModel {
+        @ObservationIgnored @Stored(.theme, store: settings) var theme
+        var isDark: Bool { theme == "dark" }       // tracked, through the stored value
+    }
+}
+
+@Suite("The Settings, Caches and Model Stores page's code", .serialized)
+struct SettingsGuidePageTests {
+    typealias Profile = SettingsGuidePage.Profile
+    typealias Draft = SettingsGuidePage.Draft
+
+    @Test("Typed keys, failures, a batch, an observable value, @Stored, a cache, a model store, async")
+    @MainActor
+    func guide() async throws {
+        // The page's data store is named "com.example.MyApp"; the test's is its own. The cache's
+        // name is the page's, so its folder is removed before and after.
+        let name = "com.example.MyApp-\(UUID().uuidString)"
+        let cacheFolder = try ArchiveStore.cacheStore(named: "com.example.MyApp.json").directory
+        try? FileManager.default.removeItem(at: cacheFolder)
+        let folders = [try ArchiveStore.dataStore(named: name).directory, cacheFolder]
+        defer { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
+
+        // snippet: settings (with the page's store name replaced)
+        let settings = try ArchiveStore.dataStore(named: name)
+        settings[.theme] = "dark"                      // saved, durably, when the line returns
+        let size = settings[.fontSize]                 // 13 until set; never throws
+        try settings.set(15, for: .fontSize)           // the same, throwing
+        // end of snippet
+        #expect(size == 13)
+        #expect(settings.string(forKey: "theme") == "dark")
+        #expect(settings.integer(forKey: "fontSize") == 15)
+
+        // snippet: failures
+        let logging = Task {
+            for await failure in settings.failures() { print(failure) }   // or send it to your logger
+        }
+        // end of snippet
+        logging.cancel()
+
+        // snippet: a batch
+        try settings.batch { batch in
+            try batch.set("dark", for: .theme)
+            try batch.set(15, for: .fontSize)
+        }
+        // end of snippet
+
+        // snippet: observing
+        let theme = settings.observable(.theme)
+        theme.value = "dark"
+        // end of snippet
+        SettingsGuidePage.settings = settings
+        let model = SettingsGuidePage.AppearanceModel()
+        #expect(model.isDark)
+        model.theme = "light"
+        #expect(settings[.theme] == "light")
+
+        // snippet: a cache
+        let url = URL(string: "https://api.example.com/feed")!
+        let responseJSON: [String: Any] = ["items": [1, 2]]
+        let cache = try ArchiveStore.cacheStore(
+            named: "com.example.MyApp.json", limits: .init(maximumBytes: 20 << 20, maximumCount: 2_000))
+        try cache.save(responseJSON, forKey: url.absoluteString, expiresAfter: .seconds(600))
+        let cached = try cache.load([String: Any].self, forKey: url.absoluteString)   // nil once expired
+        // end of snippet
+        #expect(cached?["items"] as? [Int] == [1, 2])
+        #expect(cache.durability == .buffered)
+
+        // snippet: a model store (with the page's store name replaced)
+        let phoneNumber = "+44 20 7946 0001"
+        let profile = Profile(name: "Ann")
+        let models = try ArchiveStore.dataStore(named: name)
+        let user = models.namespace(phoneNumber)
+        try user.save(profile)                         // key: Profile's archive class name
+        let saved = try user.load(Profile.self)        // nil if never saved
+        models.archiverOptions.maximumDepth = 2_048
+        models.unarchiverOptions.maximumDepth = 2_048
+        // end of snippet
+        #expect(saved == profile)
+        #expect(settings.archiverOptions.maximumDepth == 2_048)  // one configuration per folder
+
+        // snippet: off the main actor
+        @MainActor func saveDraft(_ draft: Draft) async throws -> String {
+            try await settings.async.save(draft, forKey: "draft")     // the flush runs off the main actor
+            return try await settings.async.value(for: .theme)
+        }
+        // end of snippet
+        #expect(try await saveDraft(Draft(text: "hello")) == "light")
+        #expect(try settings.load(Draft.self, forKey: "draft") == Draft(text: "hello"))
     }
 }

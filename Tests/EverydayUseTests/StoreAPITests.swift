@@ -8,8 +8,8 @@ import Testing
 // labels, deep graphs and upgrades. Public API only.
 
 extension ArchiveStore.Key {
-    fileprivate static var fontSize: ArchiveStore.Key<Int> { .init("fontsize", default: 13) }
-    fileprivate static var theme: ArchiveStore.Key<String> { .init("theme", default: "light") }
+    fileprivate static var apiFontSize: ArchiveStore.Key<Int> { .init("fontsize", default: 13) }
+    fileprivate static var apiTheme: ArchiveStore.Key<String> { .init("theme", default: "light") }
     fileprivate static var nickname: ArchiveStore.Key<String?> { .init("nickname", default: nil) }
 }
 
@@ -45,21 +45,21 @@ struct StoreAPITests {
         let clock = ArchiveStore.ManualClock(startingAt: Date(timeIntervalSinceReferenceDate: 1_000))
         let store = try ArchiveStore(directory: folder.url, clock: clock.clock)
         func answers() async throws -> [Int] {
-            var values = store.values(for: .fontSize).makeAsyncIterator()
-            let observed = store.observable(.fontSize).value
-            return [store.integer(forKey: "fontsize"), store[.fontSize], try store.value(for: .fontSize), observed,
+            var values = store.values(for: .apiFontSize).makeAsyncIterator()
+            let observed = store.observable(.apiFontSize).value
+            return [store.integer(forKey: "fontsize"), store[.apiFontSize], try store.value(for: .apiFontSize), observed,
                 await values.next() ?? -1]
         }
 
         // Without a registration, the key's default: the string getter knows it once the key is used.
-        #expect(store[.fontSize] == 13)
+        #expect(store[.apiFontSize] == 13)
         #expect(try await answers() == [13, 13, 13, 13, 13])
 
         // A registered default wins over the key's.
         store.register(defaults: ["fontsize": 20])
         #expect(try await answers() == [20, 20, 20, 20, 20])
 
-        try store.set(30, for: .fontSize)
+        try store.set(30, for: .apiFontSize)
         #expect(try await answers() == [30, 30, 30, 30, 30])
 
         try store.save(31, forKey: "fontsize", expiresAfter: .seconds(10))
@@ -77,11 +77,11 @@ struct StoreAPITests {
         ] as [(String, () throws -> Void)] {
             try write()
             #expect(store.integer(forKey: "fontsize") == 20, "\(label)")
-            #expect(store[.fontSize] == 20, "\(label)")
-            #expect(store.observable(.fontSize).value == 20, "\(label)")
-            var values = store.values(for: .fontSize).makeAsyncIterator()
+            #expect(store[.apiFontSize] == 20, "\(label)")
+            #expect(store.observable(.apiFontSize).value == 20, "\(label)")
+            var values = store.values(for: .apiFontSize).makeAsyncIterator()
             #expect(await values.next() == 20, "\(label)")
-            let error = try #require(throws: ArchiveError.self, "\(label)") { try store.value(for: .fontSize) }
+            let error = try #require(throws: ArchiveError.self, "\(label)") { try store.value(for: .apiFontSize) }
             #expect(error.code == (label == "array" ? .typeMismatch : .notPropertyList), "\(label)")
         }
     }
@@ -146,16 +146,16 @@ struct StoreAPITests {
     func writeThroughAKey() throws {
         let folder = try TemporaryDirectory()
         let store = try ArchiveStore(directory: folder.url)
-        store[.theme] = "dark"
-        #expect(store[.theme] == "dark")
+        store[.apiTheme] = "dark"
+        #expect(store[.apiTheme] == "dark")
         #expect(try ArchiveStore(directory: folder.url).load(String.self, forKey: "theme") == "dark")
         store[.nickname] = "ada"
         #expect(store[.nickname] == "ada")
         store[.nickname] = nil
         #expect(!store.contains("nickname"))
         #expect(store[.nickname] == nil)
-        try store.remove(for: .theme)
-        #expect(store[.theme] == "light")
+        try store.remove(for: .apiTheme)
+        #expect(store[.apiTheme] == "light")
     }
 
     // MARK: 4. Nothing swallowed
@@ -169,18 +169,18 @@ struct StoreAPITests {
         // A save that cannot rename over the key's file: the setter reports it, the value stays.
         let blocked = store.directory.appending(path: "key-theme.archive")
         try FileManager.default.createDirectory(at: blocked.appending(path: "inside"), withIntermediateDirectories: true)
-        store[.theme] = "dark"
+        store[.apiTheme] = "dark"
         var failure = try #require(await failures.next())
         while failure.operation != .write { failure = try #require(await failures.next()) }
         #expect(failure.key == "theme")
         #expect(failure.error.code == .io)
         #expect(failure.description.hasPrefix("ArchiveStore: could not save \"theme\" in \(store.directory.path(percentEncoded: false).dropLast())"))
-        #expect(throws: ArchiveError.self) { try store.set("dark", for: .theme) }
+        #expect(throws: ArchiveError.self) { try store.set("dark", for: .apiTheme) }
         try FileManager.default.removeItem(at: blocked)
 
         // A damaged file: the getter gives the default and reports why.
         try Data("damaged".utf8).write(to: blocked)
-        #expect(store[.theme] == "light")
+        #expect(store[.apiTheme] == "light")
         failure = try #require(await failures.next())
         #expect(failure.operation == .read)
         #expect(failure.key == "theme")
@@ -220,19 +220,19 @@ struct StoreAPITests {
     func sequenceTypes() async throws {
         let folder = try TemporaryDirectory()
         let store = try ArchiveStore(directory: folder.url)
-        let values: ArchiveStore.ValueSequence<String> = store.values(for: .theme)
+        let values: ArchiveStore.ValueSequence<String> = store.values(for: .apiTheme)
         let first = Task { () -> String? in
             for await theme in values { return theme }
             return nil
         }
         #expect(await first.value == "light")
-        let changes = store.changes(for: .theme)
+        let changes = store.changes(for: .apiTheme)
         let next = Task { () -> ArchiveStore.Change? in
             for await change in changes { return change }
             return nil
         }
         // The watch starts when changes(for:) returns, so this save is seen.
-        store[.theme] = "dark"
+        store[.apiTheme] = "dark"
         #expect(await next.value == ArchiveStore.Change(key: "theme", kind: .saved))
     }
 
