@@ -68,15 +68,18 @@ extension ArchiveStore {
     /// (every namespace, every instance) in this process, until the iteration ends.
     ///
     /// ```swift
+    /// let failures = store.failures()             // reports from this line on
     /// Task {
-    ///     for await failure in store.failures() {
+    ///     for await failure in failures {
     ///         logger.error("\(failure)")          // or assertionFailure in debug builds
     ///     }
     /// }
     /// store[.theme] = "dark"                      // a failed save arrives above
     /// ```
     ///
-    /// Failures are kept for a slow reader, up to the 100 newest.
+    /// The sequence reports what happens after the call that made it, so make it before the
+    /// task that reads it starts (a task's body may start later). Failures are kept for a slow
+    /// reader, up to the 100 newest.
     public func failures() -> some AsyncSequence<Failure, Never> & Sendable {
         engine.failures.stream()
     }

@@ -611,8 +611,9 @@ struct SettingsGuidePageTests {
         #expect(settings.integer(forKey: "fontSize") == 15)
 
         // snippet: failures
+        let failures = settings.failures()             // reports from this line on
         let logging = Task {
-            for await failure in settings.failures() { print(failure) }   // or send it to your logger
+            for await failure in failures { print(failure) }   // or send it to your logger
         }
         // end of snippet
         logging.cancel()
