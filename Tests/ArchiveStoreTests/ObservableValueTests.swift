@@ -180,6 +180,19 @@ struct ObservableValueTests {
         #expect(again.site == nil)
     }
 
+    @Test("300 observed keys share the folder's one watcher: a change from another instance reaches the last of them")
+    func manyObservers() async throws {
+        // Linux allows 128 inotify instances per user by default: one per observer would run out.
+        let fixture = try StoreFixture()
+        let observed = (0..<300).map { fixture.store.observable(ArchiveStore.Key<Int>("k\($0)", default: -1)) }
+        let last = try #require(observed.last)
+        let changes = ChangeCount(last)
+        try ArchiveStore(directory: fixture.directory).set(299, forKey: "k299")
+        try await changes.wait(for: 1)
+        #expect(last.value == 299)
+        #expect(observed[0].value == -1)
+    }
+
     @Test("@Stored inside an @Observable class is tracked through its ObservableValue")
     func storedInsideObservableClass() throws {
         let fixture = try StoreFixture()

@@ -32,6 +32,8 @@ final class FileStoreEngine: StoreEngine {
     /// Registered types, class names, unarchiver options and registered defaults.
     let configuration = Locked(StoreConfiguration())
     let failures = FailureChannel()
+    /// The one watcher of the folder's journal, shared by every observer in this process.
+    private let watchHub: WatchHub
     /// Held for work in memory and on the journal (reading it, scanning the folders), never
     /// while waiting for the file lock.
     let index = Locked(StoreIndex())
@@ -58,6 +60,7 @@ final class FileStoreEngine: StoreEngine {
     let commits = CommitQueue()
 
     private init(rootPath: String, settings: StoreSettings) {
+        watchHub = WatchHub(rootPath: rootPath)
         self.rootPath = rootPath
         batchMarkerPath = rootPath + "/" + BatchMarker.fileName
         self.settings = Locked(settings)
@@ -150,7 +153,7 @@ final class FileStoreEngine: StoreEngine {
     func withdrawCommit() { commits.withdraw() }
 
     func watch(_ deliver: @escaping @Sendable ([StoreJournal.Record]) -> Void) -> (any StoreWatch)? {
-        JournalWatcher(rootPath: rootPath, deliver: deliver)
+        watchHub.watch(deliver)
     }
 
     var limits: ArchiveStore.Limits { settings.withLock { $0.limits } }
