@@ -61,4 +61,6 @@ print("read back: captain \(captain.name) of \(loadedTeam.name), \(loadedTeam.me
 
 try FileManager.default.removeItem(at: url)
 try store.removeAll()
+// The store's own folder goes too, with the .journal, .lock and .configuration it keeps there.
+try FileManager.default.removeItem(at: store.directory)
 print("removed the example's data")

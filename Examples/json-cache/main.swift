@@ -36,4 +36,6 @@ try cache.removeExpired()
 print("after removeExpired: \(cache.keys)")
 
 try cache.removeAll()
+// The store's own folder goes too, with the .journal, .lock and .configuration it keeps there.
+try FileManager.default.removeItem(at: cache.directory)
 print("removed the example's data")

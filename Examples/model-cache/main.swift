@@ -44,3 +44,8 @@ print("from the cache: \(cachedFeed.title) with \(cachedFeed.items.count) items,
 // Logout: everything cached for this user goes.
 try cache.removeAll()
 print("logged out; cached models left: \(cache.keys.count); feed cached: \(try cache.load(Feed.self) != nil)")
+
+// The example's own cache folder goes too, with the .journal, .lock and .configuration the store
+// keeps there (an app keeps its cache folder for the next user).
+try FileManager.default.removeItem(at: cache.directory)
+print("removed the example's data")

@@ -51,4 +51,6 @@ let reopened = try ArchiveStore(directory: settings.directory)
 print("reopened: theme \(reopened.string(forKey: "theme") ?? "-"), \(reopened.keys.count) keys")
 
 try settings.removeAll()
+// The store's own folder goes too, with the .journal, .lock and .configuration it keeps there.
+try FileManager.default.removeItem(at: settings.directory)
 print("removed the example's data")

@@ -60,4 +60,6 @@ guard try store.namespace("+44 20 7946 0001").load(Profile.self) == nil,
 else { fatalError("clearing one user touched another") }
 
 try store.removeAll()
+// The store's own folder goes too, with the .journal, .lock and .configuration it keeps there.
+try FileManager.default.removeItem(at: store.directory)
 print("removed the example's data")

@@ -54,24 +54,27 @@ struct ExampleProgramsTests {
     /// suppressions, in the inherited `LSAN_OPTIONS`).
     static let topLevelDataAtExit: Set<String> = ["archived-items", "json-cache", "encoder-store"]
 
-    @Test("each example runs to the end, exits 0 and prints what it did", arguments: programs.map(\.name))
+    @Test("each example runs to the end, exits 0, prints what it did and leaves nothing behind", arguments: programs.map(\.name))
     func exampleRuns(name: String) throws {
         let program = try #require(Self.executable(name), "\(name) was not built")
+        // A fresh home, which is also the data and the caches folder: whatever the program
+        // creates lands in it, and it must be empty again when the program exits.
         let home = FileManager.default.temporaryDirectory.appending(path: "example-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let logs = FileManager.default.temporaryDirectory.appending(path: "example-\(name)-output-\(UUID().uuidString)")
+        for folder in [home, logs] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        defer { for folder in [home, logs] { try? FileManager.default.removeItem(at: folder) } }
 
         let process = Process()
         process.executableURL = program
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
-        environment["XDG_DATA_HOME"] = home.appending(path: "data").path
-        environment["XDG_CACHE_HOME"] = home.appending(path: "cache").path
+        environment["XDG_DATA_HOME"] = home.path
+        environment["XDG_CACHE_HOME"] = home.path
         if Self.topLevelDataAtExit.contains(name) {
             environment["LSAN_OPTIONS"] = (environment["LSAN_OPTIONS"].map { $0 + ":" } ?? "") + "detect_leaks=0"
         }
         process.environment = environment
-        let output = home.appending(path: "output.txt")
+        let output = logs.appending(path: "output.txt")
         try #require(FileManager.default.createFile(atPath: output.path, contents: nil))
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
@@ -85,18 +88,11 @@ struct ExampleProgramsTests {
         for expected in Self.programs.first(where: { $0.name == name })?.lines ?? [] {
             #expect(lines.contains(expected), "\(name) did not print \(expected); it printed:\n\(text)")
         }
-        // Each ends by saying it cleaned up, but the model cache (kept on purpose, then emptied on
-        // logout) and the encoder store (which keeps its blobs in memory).
-        let lastLine =
-            switch name {
-            case "model-cache": Self.programs[3].lines[1]
-            case "encoder-store": "read as a keyed archive: true"
-            default: "removed the example's data"
-            }
-        #expect(lines.last == lastLine)
-        // The example leaves nothing behind in the folders it used.
-        let left = FileManager.default.subpaths(atPath: home.path)?.filter { $0.hasSuffix(".archive") } ?? []
-        #expect(left.isEmpty, "\(name) left \(left)")
+        // Each ends by saying it cleaned up, but the encoder store (which keeps its blobs in memory).
+        #expect(lines.last == (name == "encoder-store" ? "read as a keyed archive: true" : "removed the example's data"))
+        // Nothing is left: no value, no store folder, no .journal, .lock or .configuration.
+        let left = FileManager.default.subpaths(atPath: home.path) ?? []
+        #expect(left.isEmpty, "\(name) left \(left.sorted())")
     }
 }
 #endif
