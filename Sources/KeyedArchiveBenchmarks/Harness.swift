@@ -1,3 +1,5 @@
+// Unsafe code in this file: glibc's `malloc_trim`, found with `dlsym`, is cast to its C signature, `int (size_t)`.
+
 import ArchiveFileSystem
 import KeyedArchive
 import Foundation

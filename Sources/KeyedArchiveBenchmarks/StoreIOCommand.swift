@@ -1,3 +1,5 @@
+// Unsafe code in this file: Scripts/flush-shim.c's two functions, found with `dlsym`, are cast to their C signatures.
+
 import ArchiveStore
 import Dispatch
 import Foundation

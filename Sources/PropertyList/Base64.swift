@@ -1,3 +1,5 @@
+// Unsafe code in this file: the 64-letter alphabet is read through its own buffer at indexes of six bits (0...63).
+
 /// Base64 (RFC 4648, the standard alphabet, with padding) for plist-json and XML `<data>`.
 package enum Base64 {
     /// The 64 characters, indexed by sextet.

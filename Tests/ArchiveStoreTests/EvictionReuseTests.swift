@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A save past the limits writes its value into the file of the value it evicts (see the
-/// README's store section): what that file may be, and what a load racing with it sees.
+/// A save past the limits writes its value into the file of the value it evicts (see
+/// ARCHITECTURE.md's store section): what that file may be, and what a load racing with it sees.
 @Suite("ArchiveStore eviction reusing the evicted file")
 struct EvictionReuseTests {
     private static func hardLink(_ existing: String, _ new: String) -> Int32 { link(existing, new) }

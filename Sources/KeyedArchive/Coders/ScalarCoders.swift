@@ -1,3 +1,5 @@
+// Unsafe code in this file: `unsafeBitCast` of an `Int` to `I` only where `I.self == Int.self`.
+
 import Foundation
 @_spi(Reader) import PropertyList
 

@@ -34,7 +34,7 @@
 // the runtime's own reflection (`swift_reflectionMirror_recursiveCount`) stops counting fields.
 // Where something cannot be read the answer is nil, meaning unknown, never a guess.
 //
-// Only Linux on 64-bit, without Objective-C interop, has run this code; the README lists what has
+// Only Linux on 64-bit, without Objective-C interop, has run this code; ARCHITECTURE.md lists what has
 // not been run.
 
 /// The metadata kind word (class kinds are normalised to 0).

@@ -1,3 +1,5 @@
+// Unsafe code in this file: `unsafeBitCast(value, to: AnyObject.self)` only where `T` is a class type (`T.self is AnyClass`).
+
 import Foundation
 @_spi(Reader) import PropertyList
 

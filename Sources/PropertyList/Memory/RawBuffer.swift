@@ -1,3 +1,4 @@
+// Unsafe code in this file: the one owner of raw table memory; its invariants are listed below.
 // RawBuffer: the one owner of the raw memory this library's tables live in.
 //
 // What it guarantees:
