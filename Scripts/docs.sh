@@ -8,7 +8,8 @@
 # normal .build is left alone) and swift-symbolgraph-extract writes each module's symbol graphs
 # afresh; every public symbol declared in a module must carry a doc comment of its own (python3
 # reads the graphs and lists the ones that do not); every line of the catalogs' Swift snippets
-# must be in Tests/EverydayUseTests/DocumentationExampleTests.swift, which runs them; then
+# must be in Tests/EverydayUseTests/DocumentationExampleTests.swift, which runs them, and every line
+# of README.md's Swift snippets in Tests/EverydayUseTests/ReadmeSnippetTests.swift; then
 # `docc convert` turns each module's catalog (Sources/<Module>/<Module>.docc) and graphs into
 # .build/docs/<Module>.doccarchive with --warnings-as-errors, each module able to link to the
 # ones it depends on, and `docc merge` combines the three into
@@ -86,8 +87,10 @@ if undocumented:
 PY
 
 echo "== snippets"
-# Every line of a Swift code block in a catalog is in the test that runs it (public API only).
-python3 - Tests/EverydayUseTests/DocumentationExampleTests.swift Sources/*/*.docc/*.md <<'PY'
+# Every line of a Swift code block in a catalog is in the test that runs it (public API only), and
+# every line of one in README.md in the README's test.
+check_snippets() {
+python3 - "$@" <<'PY'
 import re, sys
 
 tests, pages = sys.argv[1], sys.argv[2:]
@@ -103,11 +106,14 @@ for page in pages:
         if inside and line.strip() and line.strip() not in tested:
             missing.append(f"  {page}:{number}: {line.strip()}")
 if missing:
-    print(f"lines of the catalogs' Swift snippets that are not in {tests} ({len(missing)}):")
+    print(f"lines of Swift snippets that are not in {tests} ({len(missing)}):")
     print("\n".join(missing))
     sys.exit(1)
 print(f"every Swift snippet line of {len(pages)} pages is in {tests}")
 PY
+}
+check_snippets Tests/EverydayUseTests/DocumentationExampleTests.swift Sources/*/*.docc/*.md
+check_snippets Tests/EverydayUseTests/ReadmeSnippetTests.swift README.md
 
 echo "== docc convert"
 dependencies=()

@@ -48,7 +48,8 @@ extension ArchiveStore {
         /// The most bytes (counted as the files' sizes) of values kept in memory after a save or
         /// a load, so that loading them again skips the disk; nil keeps none. A value is checked
         /// against its file (one `stat`) before it is returned from memory, so a save by another
-        /// instance or process is seen; see the README for what a hit returns.
+        /// instance or process is seen. A hit returns a copy of a value whose type holds no class
+        /// instance, and decodes new instances from the kept bytes for one that does.
         public var memoryBytes: Int?
 
         /// Limits; nil sets none. Negative values count as zero.
