@@ -20,7 +20,8 @@ enum PlutilText {
     /// Unicode root collation; ties broken by accents (unaccented first), then case (lower case
     /// first), then the code points.
     static func sortedKeys(_ keys: [String]) -> [String] {
-        keys.map { (key: $0, collation: CollationKey($0)) }.sorted { $0.collation < $1.collation }.map(\.key)
+        guard keys.count > 1 else { return keys }
+        return keys.map { (key: $0, collation: CollationKey($0)) }.sorted { $0.collation < $1.collation }.map(\.key)
     }
 
     private struct CollationKey: Comparable {
@@ -48,7 +49,9 @@ enum PlutilText {
         let scalars: [UInt32]
 
         init(_ key: String) {
-            let folded = key.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+            // ASCII folds by lower-casing; anything else also loses its accents.
+            let folded =
+                key.utf8.allSatisfy { $0 < 0x80 } ? key.lowercased() : key.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
             var units: [Unit] = []
             var digits = ""
             for scalar in folded.unicodeScalars {
