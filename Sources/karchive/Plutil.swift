@@ -23,8 +23,9 @@ import PropertyList
 ///    writes them in hash order, which changes from run to run.
 /// 4. Input that is not a property list, or cannot be read, is reported with karchive's reader
 ///    message (an ``ArchiveError``: what is wrong and at which byte), not Foundation's; the exit
-///    status is the same. karchive's reader is the strict one of `karchive validate`, and
-///    OpenStep (old ASCII) property lists are not read.
+///    status is the same. karchive's reader is the strict one of `karchive validate`: it reads a
+///    UID wider than 4 bytes (CoreFoundation does not), no OpenStep (old ASCII) property lists, and
+///    JSON numbers of more digits than a double holds as reals (Foundation: decimal numbers).
 /// 5. `-extract KEYPATH FMT FILE` without `-o`, and any result for standard input without `-o`,
 ///    go to standard output; `plutil` writes them over the input file (or to a file named `-`).
 /// 6. `-insert … -date` with text that is not an XML date fails with a message (exit 1); `plutil`
@@ -33,9 +34,11 @@ import PropertyList
 ///    mode); binary output has karchive's object order, so its bytes can differ from `plutil`'s
 ///    while the values are the same.
 /// 8. `-0.0` is written to XML as `-0.0`; `plutil` writes `0.0`.
-/// 9. `-help` prints karchive's help; a first argument that is not a verb is not taken as
+/// 9. `-p` prints dates that `Date.description` cannot (such as 9999-12-31T23:59:59Z); `plutil`
+///    prints `<description unavailable>`.
+/// 10. `-help` prints karchive's help; a first argument that is not a verb is not taken as
 ///    `-lint FILE…` but as a karchive command.
-/// 10. `-e EXT` replaces the extension of the file name only; `plutil` replaces from the last
+/// 11. `-e EXT` replaces the extension of the file name only; `plutil` replaces from the last
 ///    `.` in the whole path, even one in a directory name.
 enum Plutil {
     /// The verbs that select this mode when they come first.
