@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem", "TestSupport"]),
-        .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "TestSupport"]),
+        .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "ArchiveFileSystem", "TestSupport"]),
         // The library as an app meets it: public modules only, no `@testable`, no SPI.
         .testTarget(name: "EverydayUseTests", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),

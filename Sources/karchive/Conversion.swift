@@ -80,7 +80,7 @@ enum Conversion {
 
     /// Writes `bytes` to `path` through a temporary file renamed over it, keeping the mode of a
     /// file already there (a new one gets 0666 less the umask).
-    private static func write(_ bytes: [UInt8], to path: String) throws {
+    static func write(_ bytes: [UInt8], to path: String) throws {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

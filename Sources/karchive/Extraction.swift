@@ -84,7 +84,7 @@ enum Extraction {
 }
 
 /// Follows and writes out the object graph of a keyed archive.
-private struct ArchiveGraphWalk {
+struct ArchiveGraphWalk {
     let archive: KeyedArchiveShape
     var written = 0
     var path: Set<Int> = []
@@ -168,7 +168,7 @@ private struct ArchiveGraphWalk {
         return try materialize(current)
     }
 
-    private func child(of reference: PlistValue, _ component: String, walked: String) throws -> PlistValue {
+    func child(of reference: PlistValue, _ component: String, walked: String) throws -> PlistValue {
         switch try node(reference) {
         case .null: throw Karchive.Failure("\(walked) is nil, which has no \"\(component)\"")
         case .inline(let value):
@@ -197,7 +197,7 @@ private struct ArchiveGraphWalk {
     }
 
     /// The value behind `reference` as a plain property list.
-    private mutating func materialize(_ reference: PlistValue) throws -> PlistValue {
+    mutating func materialize(_ reference: PlistValue) throws -> PlistValue {
         written += 1
         guard written <= Extraction.maximumValues else {
             throw Karchive.Failure("the value expands to more than \(Extraction.maximumValues) values; extract a part of it")
@@ -237,7 +237,7 @@ private struct ArchiveGraphWalk {
     }
 
     /// Foundation value objects as their value, or nil for anything else.
-    private func foundationValue(_ className: String, _ fields: PlistDictionary) throws -> PlistValue? {
+    func foundationValue(_ className: String, _ fields: PlistDictionary) throws -> PlistValue? {
         func inline(_ key: String) throws -> PlistValue? { try resolvedInline(fields[key]) }
         switch className {
         case ArchiveFormat.dateClass:

@@ -24,6 +24,9 @@ enum Karchive {
     /// A usage error prints its message and one usage line on standard error; `--help` prints
     /// the full help on standard output.
     static func run(arguments: [String]) -> ExitStatus {
+        if let first = arguments.first, Plutil.verbs.contains(first) {
+            return Plutil.run(arguments: arguments)
+        }
         let invocation: Invocation
         do {
             invocation = try Invocation(arguments: arguments)

@@ -30,6 +30,21 @@ enum Usage {
         FILE is a path, or - for standard input; binary, XML and plist-json are read, found from
         the content. Put -- before a path that starts with -.
 
+        PLUTIL'S SPELLINGS (the verb first; plutil's options, outputs and exit status: 0, or 1 when an
+        argument or any file fails):
+          -lint [-s] FILE...   -p FILE...   -create xml1|binary1|json|swift|objc|raw|type FILE|-
+          -convert xml1|binary1|json|swift|objc [-header] FILE... [-o OUT|-e EXT] [-r]
+          -insert KEYPATH -TYPE VALUE [-append] FILE...   -replace KEYPATH -TYPE VALUE FILE...
+          -remove KEYPATH FILE...   -extract KEYPATH FMT [-expect TYPE] FILE...   -type KEYPATH FILE...
+                            -TYPE: -bool -integer -float -string -date -data (base64) -xml -json
+                            -array -dictionary. -o - is standard output, -r indents JSON, -n drops
+                            the newline after raw and type output. Edits write the file back in its
+                            own format, atomically. --graph (karchive's own): the KEYPATH of -insert,
+                            -replace, -remove, -extract and -type starts at a $top key and follows the
+                            keyed archive's object graph (root.friends.0.name); without it a keyed
+                            archive is the plain property list plutil sees. Differences from plutil:
+                            Docs/karchive-plutil.md.
+
         EXIT STATUS:
           0  success (validate, convert: every file)
           1  a file cannot be read, is not a valid property list, or its result cannot be written
