@@ -40,19 +40,22 @@ extension ArchiveStore {
 
         /// ``ArchiveStore/save(_:)``, the file work off the caller's actor.
         nonisolated(nonsending) public func save<T>(_ value: T) async throws {
+            guard !KeyedArchiver.legacyClassNames(of: T.self).isEmpty else {
+                return try await save(value, forKey: ArchiveStore.defaultKey(for: T.self))
+            }
             let (_, changes) = try store.collectBatch { batch in try store.savingUnderTypeName(value, in: batch) }
             try await Self.run { [store] in try store.commitBatch(changes) }
         }
 
         /// The store's `set(_:forKey:)` for any value (nil removes), the file work off the caller's actor.
         nonisolated(nonsending) public func set(_ value: Any?, forKey key: String) async throws {
-            guard let value, !((value as? any OptionalValue)?.isNone ?? false) else { return try await remove(forKey: key) }
+            guard let value, !isNil(value) else { return try await remove(forKey: key) }
             try await save(value, forKey: key)
         }
 
         /// ``ArchiveStore/set(_:for:)``, the file work off the caller's actor.
         nonisolated(nonsending) public func set<Value>(_ value: Value, for key: ArchiveStore.Key<Value>) async throws {
-            if (value as? any OptionalValue)?.isNone ?? false { return try await remove(forKey: key.name) }
+            if isNil(value) { return try await remove(forKey: key.name) }
             try await save(value, forKey: key.name)
         }
 

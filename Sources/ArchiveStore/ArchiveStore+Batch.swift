@@ -68,13 +68,13 @@ extension ArchiveStore {
         /// Saves `value` under `key`, or removes the key's value when it is nil, as
         /// the store's `set(_:forKey:)` does.
         public func set(_ value: Any?, forKey key: String) throws {
-            guard let value, !((value as? any OptionalValue)?.isNone ?? false) else { return try remove(forKey: key) }
+            guard let value, !isNil(value) else { return try remove(forKey: key) }
             try save(value, forKey: key)
         }
 
         /// Saves `value` under a typed key (`nil`, for a key of an Optional type, removes it).
         public func set<Value>(_ value: Value, for key: Key<Value>) throws {
-            if (value as? any OptionalValue)?.isNone ?? false { return try remove(forKey: key.name) }
+            if isNil(value) { return try remove(forKey: key.name) }
             try save(value, forKey: key.name)
         }
 

@@ -52,17 +52,15 @@ extension ArchiveStore {
         public let store: ArchiveStore
 
         private let registrar = ObservationRegistrar()
-        private let current: Mutex<Value>
-        /// The archived bytes of ``current``, to tell a change from a save of the same value.
-        private let currentBytes: Mutex<Data?>
+        /// The value held, and its archived bytes, to tell a change from a save of the same value.
+        private let current: Mutex<(value: Value, bytes: Data?)>
         private let watch: Mutex<(any StoreWatch)?> = Mutex(nil)
 
         init(store: ArchiveStore, key: Key<Value>) {
             self.store = store
             self.key = key
             let value = store[key]
-            current = Mutex(value)
-            currentBytes = Mutex(Self.bytes(of: value))
+            current = Mutex((value, Self.bytes(of: value)))
             let started = store.watchKey(key.name) { [weak self] in self?.refresh() }
             watch.withLock { $0 = started }
             // A change made between the first read and the start of the watch is read now.
@@ -77,13 +75,12 @@ extension ArchiveStore {
         public var value: Value {
             get {
                 registrar.access(self, keyPath: \.value)
-                return current.withLock { $0 }
+                return current.withLock { $0.value }
             }
             set {
                 let bytes = Self.bytes(of: newValue)
                 registrar.withMutation(of: self, keyPath: \.value) {
-                    current.withLock { $0 = newValue }
-                    currentBytes.withLock { $0 = bytes }
+                    current.withLock { $0 = (newValue, bytes) }
                 }
                 do {
                     try store.set(newValue, for: key)
@@ -98,14 +95,14 @@ extension ArchiveStore {
         private func refresh() {
             let value = store[key]
             let bytes = Self.bytes(of: value)
-            let changed = currentBytes.withLock { held in
-                guard bytes == nil || held != bytes else { return false }
-                held = bytes
+            let changed = current.withLock { held in
+                guard bytes == nil || held.bytes != bytes else { return false }
+                held.bytes = bytes
                 return true
             }
             guard changed else { return }
             registrar.withMutation(of: self, keyPath: \.value) {
-                current.withLock { $0 = value }
+                current.withLock { $0.value = value }
             }
         }
 

@@ -80,7 +80,7 @@ extension ArchiveStore {
     /// Saves `value` under `key`; for a key of an Optional type, `nil` removes the value (it then
     /// reads as the default). Throws as ``save(_:forKey:expiresAfter:)``.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws {
-        if (value as? any OptionalValue)?.isNone ?? false { return try remove(forKey: key.name) }
+        if isNil(value) { return try remove(forKey: key.name) }
         try save(value, forKey: key.name)
     }
 

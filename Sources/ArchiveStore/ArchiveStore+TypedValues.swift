@@ -87,7 +87,7 @@ extension ArchiveStore {
     ///
     /// - Throws: as ``save(_:forKey:expiresAfter:)`` and ``remove(forKey:)``.
     public func set(_ value: Any?, forKey key: String) throws {
-        guard let value, !((value as? any OptionalValue)?.isNone ?? false) else { return try remove(forKey: key) }
+        guard let value, !isNil(value) else { return try remove(forKey: key) }
         try save(value, forKey: key)
     }
 
@@ -158,7 +158,7 @@ extension ArchiveStore {
     ) -> (value: Value?, failure: ArchiveError?) {
         let configuration = configuration.withLock { configuration in
             if let keyDefault, configuration.keyDefaults[key] == nil,
-                !((keyDefault as? any OptionalValue)?.isNone ?? false)
+                !isNil(keyDefault)
             {
                 configuration.keyDefaults[key] = TypedValue(keyDefault)
             }

@@ -227,6 +227,11 @@ enum TypedValue: @unchecked Sendable {
     }
 }
 
+/// Whether `value` is an Optional holding nothing (a save of it removes the key's value instead).
+func isNil(_ value: Any) -> Bool {
+    (value as? any OptionalValue)?.isNone ?? false
+}
+
 /// `Optional`, whatever it wraps: lets a key of `String?` read and remove like a key of `String`.
 protocol OptionalValue {
     static var wrappedType: Any.Type { get }

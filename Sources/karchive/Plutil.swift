@@ -149,35 +149,19 @@ enum Plutil {
                 rest.removeFirst()
                 appending = !replacing
             }
-            let options = try Arguments(rest)
             let path = PlistKeyPath(keyPath)
-            return forEach(options.paths) { file in
-                let input = try read(file)
-                let edited: PlistValue
-                if options.graph {
-                    var graph = try ArchiveGraphEdit(input.value)
-                    try graph.insert(value, at: path, replacing: replacing, appending: appending)
-                    edited = graph.value
-                } else {
-                    edited = try path.inserting(value, into: input.value, replacing: replacing, appending: appending)
-                }
-                try write(edited, from: file, format: input.format, options, keyPath: keyPath)
+            return try edit(Arguments(rest), keyPath: keyPath) { graph in
+                try graph.insert(value, at: path, replacing: replacing, appending: appending)
+            } plain: { plist in
+                try path.inserting(value, into: plist, replacing: replacing, appending: appending)
             }
         case "-remove":
             guard let keyPath = rest.popFirst() else { throw Karchive.Failure("'Remove' requires a key path.") }
-            let options = try Arguments(rest)
             let path = PlistKeyPath(keyPath)
-            return forEach(options.paths) { file in
-                let input = try read(file)
-                let edited: PlistValue
-                if options.graph {
-                    var graph = try ArchiveGraphEdit(input.value)
-                    try graph.remove(at: path)
-                    edited = graph.value
-                } else {
-                    edited = try path.removing(from: input.value)
-                }
-                try write(edited, from: file, format: input.format, options, keyPath: keyPath)
+            return try edit(Arguments(rest), keyPath: keyPath) { graph in
+                try graph.remove(at: path)
+            } plain: { plist in
+                try path.removing(from: plist)
             }
         case "-extract", "-type":
             let missing = Karchive.Failure("'Extract' requires a key path and a plist format.")
@@ -241,6 +225,26 @@ enum Plutil {
     }
 
     /// Runs `body` on every path, printing `PATH: message` on standard error for each that fails.
+    /// Edits each file of `options` in place, in its own format: through its object graph with
+    /// `--graph` (`graph`), else as a property list (`plain`).
+    private static func edit(
+        _ options: Arguments, keyPath: String, graph: (inout ArchiveGraphEdit) throws -> Void,
+        plain: (PlistValue) throws -> PlistValue
+    ) -> Bool {
+        forEach(options.paths) { file in
+            let input = try read(file)
+            let edited: PlistValue
+            if options.graph {
+                var archive = try ArchiveGraphEdit(input.value)
+                try graph(&archive)
+                edited = archive.value
+            } else {
+                edited = try plain(input.value)
+            }
+            try write(edited, from: file, format: input.format, options, keyPath: keyPath)
+        }
+    }
+
     private static func forEach(_ paths: [String], _ body: (String) throws -> Void) -> Bool {
         var allSucceeded = true
         for path in paths {

@@ -335,33 +335,38 @@ enum PlutilText {
         try refuseUnsupported(value, objC: false)
         let mixed = Set(elements.map(typeName(of:))).count > 1
         var out = "/// Generated from \(fileName(sourcePath))\nlet \(variableName(forFile: sourcePath))\(mixed ? annotation : "") = "
-        appendSwift(value, depth: 0, indent: true, into: &out)
+        appendLiteral(value, objC: false, depth: 0, indent: true, into: &out)
         return out + "\n"
     }
 
-    private static func appendSwift(_ value: PlistValue, depth: Int, indent: Bool, into out: inout String) {
+    /// Appends `value` as a Swift (`objC` false) or Objective-C literal, one element or entry
+    /// a line, indented four spaces a level, keys in ``sortedKeys(_:)``'s order.
+    private static func appendLiteral(_ value: PlistValue, objC: Bool, depth: Int, indent: Bool, into out: inout String) {
         if indent { out += String(repeating: "    ", count: depth) }
         let closing = String(repeating: "    ", count: depth)
+        let quote = objC ? "@\"" : "\""
         switch value {
-        case .string(let s): out += "\"" + escapedForLiteral(s).replacingOccurrences(of: "\n", with: "\\n") + "\""
+        case .string(let s):
+            let escaped = escapedForLiteral(s)
+            out += quote + (objC ? escaped : escaped.replacingOccurrences(of: "\n", with: "\\n")) + "\""
         case .array(let elements), .set(let elements):
-            out += "[\n"
+            out += objC ? "@[\n" : "[\n"
             for element in elements {
-                appendSwift(element, depth: depth + 1, indent: true, into: &out)
+                appendLiteral(element, objC: objC, depth: depth + 1, indent: true, into: &out)
                 out += ",\n"
             }
             out += closing + "]"
         case .dict(let dict):
-            out += "[\n"
+            out += objC ? "@{\n" : "[\n"
             for key in sortedKeys(dict.keys) {
-                out += String(repeating: "    ", count: depth + 1) + "\"\(key)\" : "
-                appendSwift(dict[key] ?? .null, depth: depth + 1, indent: false, into: &out)
+                out += String(repeating: "    ", count: depth + 1) + quote + "\(key)\" : "
+                appendLiteral(dict[key] ?? .null, objC: objC, depth: depth + 1, indent: false, into: &out)
                 out += ",\n"
             }
-            out += closing + "]"
-        case .data(let bytes): out += "Data(bytes: [" + bytes.map { String(format: "0x%02X,", $0) }.joined() + "])"
-        case .date(let seconds): out += "Date(timeIntervalSinceReferenceDate: \(seconds))"
-        default: out += literalNumber(value, objC: false) ?? ""
+            out += closing + (objC ? "}" : "]")
+        case .data(let bytes) where !objC: out += "Data(bytes: [" + bytes.map { String(format: "0x%02X,", $0) }.joined() + "])"
+        case .date(let seconds) where !objC: out += "Date(timeIntervalSinceReferenceDate: \(seconds))"
+        default: out += literalNumber(value, objC: objC) ?? ""
         }
     }
 
@@ -370,7 +375,7 @@ enum PlutilText {
     static func objCLiteral(_ value: PlistValue, sourcePath: String, outputPath: String) throws(Refusal) -> String {
         try refuseUnsupported(value, objC: true)
         var out = objCDeclaration(value, header: false, sourcePath: sourcePath, outputPath: outputPath) + " = "
-        appendObjC(value, depth: 0, indent: true, into: &out)
+        appendLiteral(value, objC: true, depth: 0, indent: true, into: &out)
         return out + ";\n"
     }
 
@@ -396,30 +401,6 @@ enum PlutilText {
         out += "/// Generated from \(fileName(sourcePath))\n__attribute__((visibility(\"hidden\")))\n"
         if header { out += "extern " }
         return out + "\(className) * const \(variableName(forFile: sourcePath))"
-    }
-
-    private static func appendObjC(_ value: PlistValue, depth: Int, indent: Bool, into out: inout String) {
-        if indent { out += String(repeating: "    ", count: depth) }
-        let closing = String(repeating: "    ", count: depth)
-        switch value {
-        case .string(let s): out += "@\"" + escapedForLiteral(s) + "\""
-        case .array(let elements), .set(let elements):
-            out += "@[\n"
-            for element in elements {
-                appendObjC(element, depth: depth + 1, indent: true, into: &out)
-                out += ",\n"
-            }
-            out += closing + "]"
-        case .dict(let dict):
-            out += "@{\n"
-            for key in sortedKeys(dict.keys) {
-                out += String(repeating: "    ", count: depth + 1) + "@\"\(key)\" : "
-                appendObjC(dict[key] ?? .null, depth: depth + 1, indent: false, into: &out)
-                out += ",\n"
-            }
-            out += closing + "}"
-        default: out += literalNumber(value, objC: true) ?? ""
-        }
     }
 
     /// Refuses what a literal cannot hold: UIDs and nulls, and in Objective-C also data and dates.
