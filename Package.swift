@@ -29,12 +29,17 @@ let package = Package(
         .executableTarget(name: "json-cache", dependencies: ["ArchiveStore", "KeyedArchive"], path: "Examples/json-cache"),
         .executableTarget(name: "encoder-store", dependencies: ["KeyedArchive"], path: "Examples/encoder-store"),
         .target(name: "TestSupport", dependencies: ["PropertyList"], path: "Tests/TestSupport"),
+        // The same model types in two modules, as before and after an app moved them.
+        .target(name: "MovedModelsBefore", dependencies: ["KeyedArchive"], path: "Tests/MovedModels/Before"),
+        .target(name: "MovedModelsAfter", dependencies: ["KeyedArchive"], path: "Tests/MovedModels/After"),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem", "TestSupport"]),
         .testTarget(name: "KarchiveTests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "ArchiveStoreTests", dependencies: ["ArchiveStore", "KeyedArchive", "ArchiveFileSystem", "TestSupport"]),
         // The library as an app meets it: public modules only, no `@testable`, no SPI.
-        .testTarget(name: "EverydayUseTests", dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList"]),
+        .testTarget(
+            name: "EverydayUseTests",
+            dependencies: ["ArchiveStore", "KeyedArchive", "PropertyList", "MovedModelsBefore", "MovedModelsAfter"]),
     ],
     swiftLanguageModes: [.v6]
 )

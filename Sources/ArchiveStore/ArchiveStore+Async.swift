@@ -40,11 +40,13 @@ extension ArchiveStore {
 
         /// ``ArchiveStore/save(_:)``, the file work off the caller's actor.
         nonisolated(nonsending) public func save<T>(_ value: T) async throws {
-            guard !KeyedArchiver.legacyClassNames(of: T.self).isEmpty else {
-                return try await save(value, forKey: ArchiveStore.defaultKey(for: T.self))
+            let earlier = try await Self.run { [store] in try store.earlierKeys(for: T.self) }
+            guard !earlier.isEmpty else { return try await save(value, forKey: ArchiveStore.defaultKey(for: T.self)) }
+            let (_, changes) = try store.collectBatch { batch in
+                try store.savingUnderTypeName(value, replacing: earlier, in: batch)
             }
-            let (_, changes) = try store.collectBatch { batch in try store.savingUnderTypeName(value, in: batch) }
             try await Self.run { [store] in try store.commitBatch(changes) }
+            store.forgetMovedKeys(for: T.self)
         }
 
         /// The store's `set(_:forKey:)` for any value (nil removes), the file work off the caller's actor.

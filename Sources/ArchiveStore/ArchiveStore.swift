@@ -253,24 +253,53 @@ public final class ArchiveStore: Sendable {
     ///
     /// The key is the type's `archiveClassName` (`KeyedCoding` first, then `Archivable`),
     /// else its module-qualified name (such as `MyApp.Settings`), the name it is archived under.
-    /// Declare `archiveClassName` to keep the key stable when the type moves or is renamed; a
-    /// renamed type lists its old names in `archiveLegacyClassNames`, and the values under those
-    /// names are removed in the same commit (all or nothing, as a ``batch(_:)``).
+    /// A value saved before the type moved to another module (`OldApp.Settings`, the same name
+    /// but for its module) is removed in the same commit, as are the values under a renamed
+    /// type's `archiveLegacyClassNames` (all or nothing, as a ``batch(_:)``). The first such save
+    /// of a type in a process lists the namespace's keys once to find them.
     ///
     /// - Parameter value: The value to store; its static type names the key.
     /// - Throws: as ``save(_:forKey:expiresAfter:)``; nothing is removed if the save fails.
     public func save<T>(_ value: T) throws {
-        guard !KeyedArchiver.legacyClassNames(of: T.self).isEmpty else {
-            return try save(value, forKey: Self.defaultKey(for: T.self))
-        }
-        try batch { batch in try savingUnderTypeName(value, in: batch) }
+        let earlier = try earlierKeys(for: T.self)
+        guard !earlier.isEmpty else { return try save(value, forKey: Self.defaultKey(for: T.self)) }
+        try batch { batch in try savingUnderTypeName(value, replacing: earlier, in: batch) }
+        forgetMovedKeys(for: T.self)
     }
 
     /// Adds to `batch` the save of `value` under its type's name and the removal of the values
-    /// under the type's legacy names.
-    func savingUnderTypeName<T>(_ value: T, in batch: Batch) throws {
+    /// under `earlier` keys (``earlierKeys(for:)``).
+    func savingUnderTypeName<T>(_ value: T, replacing earlier: [String], in batch: Batch) throws {
         try batch.save(value, forKey: Self.defaultKey(for: T.self))
-        for legacy in KeyedArchiver.legacyClassNames(of: T.self) { try batch.remove(forKey: legacy) }
+        for key in earlier { try batch.remove(forKey: key) }
+    }
+
+    /// The keys that may hold `type`'s values saved under an earlier name: its legacy class
+    /// names, then the keys found by ``movedKeys(for:)``.
+    func earlierKeys<T>(for type: T.Type) throws -> [String] {
+        KeyedArchiver.legacyClassNames(of: type) + (try movedKeys(for: type))
+    }
+
+    /// The keys of this namespace that are `type`'s default key but for their modules: values
+    /// saved with ``save(_:)`` before the type moved to another module.
+    ///
+    /// The namespace's keys are listed the first time a process asks for a type (in any store
+    /// on the folder); the answer is kept for the process until a save under the type's name
+    /// removes those keys.
+    func movedKeys<T>(for type: T.Type) throws -> [String] {
+        guard let moved = KeyedArchiver.defaultClassNameWithoutModules(of: type) else { return [] }
+        let own = Self.defaultKey(for: type)
+        let entry = StoreConfiguration.MovedKeysEntry(directory: place.directory, key: own)
+        if let known = configuration.withLock({ $0.movedKeys[entry] }) { return known }
+        let found = try listKeys().filter { $0 != own && KeyedArchiver.classNameWithoutModules($0) == moved }
+        configuration.withLock { $0.movedKeys[entry] = found }
+        return found
+    }
+
+    /// Records that the keys ``movedKeys(for:)`` found for `type` were removed.
+    func forgetMovedKeys<T>(for type: T.Type) {
+        let entry = StoreConfiguration.MovedKeysEntry(directory: place.directory, key: Self.defaultKey(for: type))
+        configuration.withLock { $0.movedKeys[entry] = [] }
     }
 
     // MARK: - Loading
@@ -300,16 +329,18 @@ public final class ArchiveStore: Sendable {
 
     /// The value saved with ``save(_:)`` for `type`; nil when there is none or it expired.
     ///
-    /// A value saved under one of the type's `archiveLegacyClassNames` (before it was renamed)
-    /// is found when there is none under its current name.
+    /// When there is none under its current name, a value saved under one of the type's
+    /// `archiveLegacyClassNames` (before it was renamed) is found, then one saved under its
+    /// name from another module (before it moved: `OldApp.Settings` for `Models.Settings`); the
+    /// next ``save(_:)`` removes them.
     ///
     /// - Parameter type: The type to decode; its archive class name is the key.
     /// - Returns: The value, or nil when there is none or it expired.
     /// - Throws: as ``load(_:forKey:)``.
     public func load<T>(_ type: T.Type) throws -> T? {
         if let current = try load(type, forKey: Self.defaultKey(for: type)) { return current }
-        for legacy in KeyedArchiver.legacyClassNames(of: type) {
-            if let value = try load(type, forKey: legacy) { return value }
+        for key in try earlierKeys(for: type) {
+            if let value = try load(type, forKey: key) { return value }
         }
         return nil
     }

@@ -22,6 +22,15 @@ struct StoreConfiguration: @unchecked Sendable {
     /// The defaults of the typed keys used with the store in this process, for the getters that
     /// take a string (a registered default wins over them).
     var keyDefaults: [String: TypedValue] = [:]
+    /// For a namespace directory and a type's key: the keys found holding the type's values
+    /// saved under its name from another module (looked for once per process, see
+    /// ``ArchiveStore/movedKeys(for:)``).
+    var movedKeys: [MovedKeysEntry: [String]] = [:]
+
+    struct MovedKeysEntry: Hashable {
+        let directory: String
+        let key: String
+    }
 
     /// Registers `types`, each once.
     mutating func register(_ types: [Any.Type]) {

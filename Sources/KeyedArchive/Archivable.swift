@@ -44,8 +44,9 @@ public protocol Archivable: ArchiveVersioned {
     static var transientFields: Set<String> { get }
     /// The class name written to archives. Default nil: the module-qualified type name.
     ///
-    /// Declare it for generic and nested types and for any type whose archives must survive a
-    /// rename or a move to another module. In a class hierarchy declare it as a `class var` in
+    /// A move to another module needs no declaration: a name that differs from the type's
+    /// default name only by its modules (`OldApp.User` for `Models.User`) is read as the type.
+    /// Declare it for a type whose archives must survive a rename. In a class hierarchy declare it as a `class var` in
     /// the base class and override it in each subclass: a subclass archived under its base
     /// class's name is refused, since it would be read back as the base class.
     static var archiveClassName: String? { get }

@@ -21,7 +21,7 @@ final class Garage: Archivable {
 
 /// The type as an older version of the app archived it, under its old class name.
 struct LegacyPoint: Archivable {
-    static var archiveClassName: String? { "OldApp.Point" }
+    static var archiveClassName: String? { "OldApp.Location" }
     var x = 0
     var y = 0
 }
@@ -102,10 +102,10 @@ struct StoreConfigurationTests {
 
         let error = #expect(throws: ArchiveError.self) { try store.load(Point.self, forKey: "origin") }
         #expect(error?.code == .unknownClass)
-        #expect(error?.reason.contains("OldApp.Point") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("OldApp.Location") == true, "\(String(describing: error))")
         #expect(error?.reason.contains("setClass(_:forClassName:)") == true, "\(String(describing: error))")
 
-        store.setClass(Point.self, forClassName: "OldApp.Point")
+        store.setClass(Point.self, forClassName: "OldApp.Location")
         #expect(try store.load(Point.self, forKey: "origin") == Point(x: 3, y: -4))
         #expect(try store.namespace("n").load(Point.self, forKey: "origin") == Point(x: 5, y: 6))
     }

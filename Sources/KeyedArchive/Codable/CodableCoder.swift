@@ -142,7 +142,8 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                 if object.kind == .dict, let (_, description) = try unarchiver.objectDict(uid: uid, object: object, index: index),
                     description.name == name
                         || (!foundationClassNames.contains(description.name)
-                            && unarchiver.mappedType(forClassName: description.name) != nil)
+                            && (unarchiver.mappedType(forClassName: description.name) != nil
+                                || unarchiver.isModuleMove(description.name, of: T.self)))
                 {
                     return try unarchiver.decodeObject(
                         reference, as: T.self, ownName: name, versioning: versioning, registersEarly: false

@@ -203,19 +203,6 @@ final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }
 }
 
-/// The module-qualified name of `type` as Swift prints it (`MyApp.User`, `MyApp.Box<Swift.Int>`),
-/// the default class name in archives. A private or local type prints an address
-/// (`MyApp.(unknown context at $55d3a1c4).Note`) that changes from one launch to the next; it is
-/// left out, so the name stays the same across launches.
-func defaultClassName(of type: Any.Type) -> String {
-    var name = String(reflecting: type)
-    while let start = name.range(of: "(unknown context at $") {
-        guard let end = name[start.upperBound...].range(of: ").") else { break }
-        name.removeSubrange(start.lowerBound..<end.upperBound)
-    }
-    return name
-}
-
 extension KeyedArchiver {
     /// The class name `type` is archived under by default: its declared `archiveClassName`,
     /// else its module-qualified name.
@@ -230,6 +217,17 @@ extension KeyedArchiver {
         var cache = CoderCache()
         let coder = cache.coder(for: type)
         return (coder.archivedNames, coder.archivedCollection)
+    }
+
+    /// `type`'s default (module-qualified) class name without its modules, or nil when it has
+    /// none: the part that stays when the type moves to another module (see ``ClassNames``).
+    package static func defaultClassNameWithoutModules(of type: Any.Type) -> String? {
+        ClassNames.withoutModules(defaultClassName(of: type))
+    }
+
+    /// `name` without the module of each type name in it, or nil when a type name has none.
+    package static func classNameWithoutModules(_ name: String) -> String? {
+        ClassNames.withoutModules(name)
     }
 
     /// The earlier class names `type` declares (`archiveLegacyClassNames`).

@@ -225,7 +225,11 @@ extension UnarchiverCore {
             throw mismatch("an object of type \(typeName)", reference)
         }
         if description.name != ownName, !legacyNames().contains(description.name) {
-            guard let mapped = mappedType(forClassName: description.name) else {
+            // A name mapped or registered as it is wins over the type's own name from another module.
+            let mapped =
+                exactlyMappedType(forClassName: description.name)
+                ?? (isModuleMove(description.name, of: T.self) ? T.self : mappedType(forClassName: description.name))
+            guard let mapped else {
                 throw unexpectedClass(description, expected: typeName, object: object, index: index)
             }
             if ObjectIdentifier(mapped) != ObjectIdentifier(T.self) {

@@ -33,9 +33,17 @@ final class UnarchiverCore {
     @exclusivity(unchecked) var isValueCore = false
     @exclusivity(unchecked) var classMap: [String: Any.Type] = [:]
     @exclusivity(unchecked) var registered: [Any.Type] = [] {
-        didSet { registeredByName = nil }
+        didSet {
+            registeredByName = nil
+            registeredByMovedName = nil
+        }
     }
     @exclusivity(unchecked) private var registeredByName: [String: Any.Type]?
+    /// Registered types by their default class name without modules (see ``ClassNames``); a name
+    /// two registered types share is left out.
+    @exclusivity(unchecked) private var registeredByMovedName: [String: Any.Type]?
+    /// Archived class names and type names with their modules dropped (nil: a name without a module).
+    @exclusivity(unchecked) private var namesWithoutModules: [String: String?] = [:]
     /// Class-description UID → the position of its description in `classDescriptions`.
     @exclusivity(unchecked) private var classSlots: IndexMap
     @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
@@ -257,8 +265,14 @@ final class UnarchiverCore {
 
     // MARK: Class resolution
 
-    /// The type an archived class name selects: a `setClass` mapping, else a registered type with that name.
+    /// The type an archived class name selects: a `setClass` mapping, else a registered type with
+    /// that name, else a registered type whose default name it is but for its modules.
     func mappedType(forClassName name: String) -> Any.Type? {
+        exactlyMappedType(forClassName: name) ?? movedRegisteredType(forClassName: name)
+    }
+
+    /// The type a `setClass` mapping or a registered type's own or earlier name gives `name`.
+    func exactlyMappedType(forClassName name: String) -> Any.Type? {
         if let mapped = classMap[name] { return mapped }
         if registeredByName == nil {
             var index: [String: Any.Type] = [:]
@@ -269,6 +283,36 @@ final class UnarchiverCore {
             registeredByName = index
         }
         return registeredByName?[name]
+    }
+
+    /// The registered type whose default class name is `name` but for its modules; nil when none
+    /// is, or two are.
+    private func movedRegisteredType(forClassName name: String) -> Any.Type? {
+        guard !registered.isEmpty, let moved = withoutModules(name) else { return nil }
+        if registeredByMovedName == nil {
+            var index: [String: Any.Type?] = [:]
+            for type in registered {
+                guard let key = withoutModules(defaultClassName(of: type)) else { continue }
+                index[key] = index[key] == nil ? type : .some(nil)
+            }
+            registeredByMovedName = index.compactMapValues { $0 }
+        }
+        return registeredByMovedName?[moved]
+    }
+
+    /// True when `archivedName` is `type`'s default class name but for its modules: the type
+    /// moved to another module since the archive was written (see ``ClassNames``).
+    func isModuleMove(_ archivedName: String, of type: Any.Type) -> Bool {
+        guard let archived = withoutModules(archivedName) else { return false }
+        let own = defaultClassName(of: type)
+        return own != archivedName && withoutModules(own) == archived
+    }
+
+    private func withoutModules(_ name: String) -> String? {
+        if let known = namesWithoutModules[name] { return known }
+        let computed = ClassNames.withoutModules(name)
+        namesWithoutModules[name] = computed
+        return computed
     }
 
     func archiveClassName(of type: Any.Type) -> String {
