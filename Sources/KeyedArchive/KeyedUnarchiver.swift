@@ -50,6 +50,15 @@ public final class KeyedUnarchiver {
         public var allowsNewerVersions = false
         /// Records what each decode did not map, in ``KeyedUnarchiver/report``. Default false.
         public var collectsReport = false
+        /// Lets a field of an `Archivable` type whose archived value cannot be read as the
+        /// field's type — `$null` in a non-optional field, a value of another kind
+        /// (`.typeMismatch`), an object of a class no type is known for (`.unknownClass`) — keep
+        /// the value `init()` gave it, instead of failing the whole decode; each such field is
+        /// listed in ``DecodeReport/invalidFields`` when ``collectsReport`` is set. Default
+        /// false. Damage and limits (`.invalidArchive`, `.sizeLimit`, `.depthLimit`...) still
+        /// fail the decode; `KeyedCoding` and `Codable` types choose for themselves (a
+        /// `decodeIfPresent` or a `try?` in their own code).
+        public var keepsDefaultForInvalidFields = false
 
         /// The default limits, as listed with each option.
         public init() {}

@@ -134,7 +134,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
                 let migrated = try unarchiver.migrated(coded, versioning)
                 if let migrated {
-                    try decodeFields(layout, base, migrated, unarchiver)
+                    try decodeFields(layout, base, migrated, uid: coded.dict.uid, unarchiver)
                 } else {
                     try decodeFields(layout, base, coded.dict, unarchiver)
                 }
@@ -145,7 +145,7 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
             let migrated = try unarchiver.migrated(coded, versioning)
             try withUnsafeMutablePointer(to: &value) { pointer in
                 if let migrated {
-                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), migrated, unarchiver)
+                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), migrated, uid: coded.dict.uid, unarchiver)
                 } else {
                     try decodeFields(layout, UnsafeMutableRawPointer(pointer), coded.dict, unarchiver)
                 }
@@ -183,12 +183,16 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore
     ) throws {
         var hint = 0
+        let keepsInvalid = unarchiver.options.keepsDefaultForInvalidFields
         try layout.fields.withUnsafeBufferPointer { fields in
             for i in 0..<fields.count {
                 // A field the archive lacks keeps the value init() gave it.
                 guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
-                try withKeyPath(fields[i].key) {
+                let mark = keepsInvalid ? unarchiver.fieldMark : nil
+                do {
                     try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: base + fields[i].offset, unarchiver)
+                } catch {
+                    try unarchiver.fieldFailed(error, key: fields[i].key, of: dict.uid, mark: mark)
                 }
             }
         }
@@ -197,17 +201,20 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     /// Fills the fields from a migrated object's view: values still in the archive as above,
     /// values a migration set through the field's coder.
     private func decodeFields(
-        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ migrated: ArchivedObject, _ unarchiver: UnarchiverCore
+        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ migrated: ArchivedObject, uid: Int, _ unarchiver: UnarchiverCore
     ) throws {
         try layout.fields.withUnsafeBufferPointer { fields in
             for i in 0..<fields.count {
                 guard let slot = migrated.slot(forKey: fields[i].key) else { continue }
                 let at = base + fields[i].offset
-                try withKeyPath(fields[i].key) {
+                let mark = unarchiver.fieldMark
+                do {
                     switch slot {
                     case .archived(let reference): try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: at, unarchiver)
                     case .value(let set): try fields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.assignField(set, at: at) }
                     }
+                } catch {
+                    try unarchiver.fieldFailed(error, key: fields[i].key, of: uid, mark: mark)
                 }
             }
         }
