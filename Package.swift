@@ -16,7 +16,9 @@ let package = Package(
         // The system calls of ArchiveFile and ArchiveStore (package-only: no product).
         .target(name: "CFileSystem"),
         .target(name: "ArchiveFileSystem", dependencies: ["PropertyList", "CFileSystem"]),
-        .target(name: "KeyedArchive", dependencies: ["PropertyList", "ArchiveFileSystem"]),
+        // The allocator's size of a heap block, for reflection's check of a class instance's layout.
+        .target(name: "CAllocation"),
+        .target(name: "KeyedArchive", dependencies: ["PropertyList", "ArchiveFileSystem", "CAllocation"]),
         .target(name: "ArchiveStore", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem"]),
         .executableTarget(name: "archive-store-crash-child", dependencies: ["ArchiveStore", "KeyedArchive"]),
         .executableTarget(name: "karchive", dependencies: ["KeyedArchive", "PropertyList", "ArchiveFileSystem"]),

@@ -18,9 +18,11 @@ func defaultClassName(of type: Any.Type) -> String {
 /// names are the *same but for modules* when every type name in them is module-qualified and
 /// they are equal once the module — the first dotted component of each type name — is dropped:
 /// `OldApp.User` and `NewModels.User`, `OldApp.Outer.Inner` and `Kit.Outer.Inner`,
-/// `OldApp.Box<OldApp.User>` and `Kit.Box<Kit.User>`. A name without a module (`User`, as an
-/// `archiveClassName` or an `@objc` name gives) never matches this way, and neither does a type
-/// whose own name changed: those need `archiveLegacyClassNames` or `setClass(_:forClassName:)`.
+/// `OldApp.Box<OldApp.User>` and `Kit.Box<Kit.User>`. The rule serves types archived under
+/// their default name only: a type that declares `archiveClassName` chose its name, and is read
+/// under it and its `archiveLegacyClassNames`. A name without a module (an `@objc` name) never
+/// matches, and neither does a type whose own name changed: those need
+/// `archiveLegacyClassNames` or `setClass(_:forClassName:)`.
 enum ClassNames {
     /// `name` with the module dropped from every type name in it, or nil when a type name in it
     /// has no module (no dot).

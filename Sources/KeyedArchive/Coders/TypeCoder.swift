@@ -219,10 +219,12 @@ extension KeyedArchiver {
         return (coder.archivedNames, coder.archivedCollection)
     }
 
-    /// `type`'s default (module-qualified) class name without its modules, or nil when it has
-    /// none: the part that stays when the type moves to another module (see ``ClassNames``).
+    /// `type`'s default (module-qualified) class name without its modules: the part that stays
+    /// when the type moves to another module (see ``ClassNames``); nil when the type declares
+    /// its class name, or the name has no module.
     package static func defaultClassNameWithoutModules(of type: Any.Type) -> String? {
-        ClassNames.withoutModules(defaultClassName(of: type))
+        let name = defaultClassName(of: type)
+        return className(of: type) == name ? ClassNames.withoutModules(name) : nil
     }
 
     /// `name` without the module of each type name in it, or nil when a type name has none.

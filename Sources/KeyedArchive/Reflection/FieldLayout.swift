@@ -69,8 +69,9 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
 
     /// Builds the layout of `A`.
     ///
-    /// - Throws: `.reflection` if the runtime's field table and `Mirror` disagree, or the type is
-    ///   not a struct or class; `.notArchivable` for a field that cannot be coded (a function).
+    /// - Throws: `.reflection` if the type is not a struct or class; `.notArchivable` if the
+    ///   runtime's field table and `Mirror` disagree (``LayoutCheck``), or for a field that cannot
+    ///   be coded (a function).
     static func build<A: Archivable>(_ type: A.Type, className: String) throws -> FieldLayout {
         let typeName = String(reflecting: A.self)
         guard let table = FieldTable(A.self) else {
@@ -78,20 +79,11 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
                 .reflection,
                 reason: "\(typeName) is not a struct or class, so reflection cannot code it; adopt KeyedCoding or Codable")
         }
-        // Mirror defines the archived fields; the field table must list the same ones in the same order.
-        var chain: [Mirror] = []
-        var next: Mirror? = Mirror(reflecting: A())
-        while let mirror = next {
-            chain.append(mirror)
-            next = mirror.superclassMirror
-        }
-        let labels = chain.reversed().flatMap { $0.children.map { $0.label ?? "" } }
-        let names = table.fields.map(\.name)
-        guard labels == names else {
-            throw ArchiveError(
-                .reflection,
-                reason: "the runtime's field table of \(typeName) (\(names)) disagrees with Mirror (\(labels)); adopt KeyedCoding or Codable for this type")
-        }
+        // Mirror defines the archived fields; the field table must agree with it on one instance
+        // before any field is read or written through it.
+        let fieldInfos = LayoutCheck.fields(of: table)
+        try LayoutCheck.verify(fieldInfos, of: A(), typeName: typeName)
+        let names = fieldInfos.map(\.name)
         // Superclasses are named as each is archived itself: its declared name, else its module-qualified one.
         var coders = CoderCache()
         let superclasses = archivedSuperclasses(of: A.self)
@@ -106,7 +98,7 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         let storedNames = Set(names)
         var fields: [Field] = []
         var keys: Set<String> = []
-        for info in table.fields {
+        for info in fieldInfos {
             let property = propertyName(info.name, siblings: storedNames)
             guard !generatedStorage.contains(info.name) else { continue }
             guard !A.transientFields.contains(property), !A.transientFields.contains(info.name) else { continue }

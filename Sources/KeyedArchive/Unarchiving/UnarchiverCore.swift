@@ -44,6 +44,8 @@ final class UnarchiverCore {
     @exclusivity(unchecked) private var registeredByMovedName: [String: Any.Type]?
     /// Archived class names and type names with their modules dropped (nil: a name without a module).
     @exclusivity(unchecked) private var namesWithoutModules: [String: String?] = [:]
+    /// Types by their default class names without modules (see ``isModuleMove(_:of:)``).
+    @exclusivity(unchecked) private var movableNames: [ObjectIdentifier: String?] = [:]
     /// Class-description UID → the position of its description in `classDescriptions`.
     @exclusivity(unchecked) private var classSlots: IndexMap
     @exclusivity(unchecked) private var classDescriptions: [ClassDescription] = []
@@ -292,7 +294,7 @@ final class UnarchiverCore {
         if registeredByMovedName == nil {
             var index: [String: Any.Type?] = [:]
             for type in registered {
-                guard let key = withoutModules(defaultClassName(of: type)) else { continue }
+                guard let key = movableName(of: type) else { continue }
                 index[key] = index[key] == nil ? type : .some(nil)
             }
             registeredByMovedName = index.compactMapValues { $0 }
@@ -303,9 +305,19 @@ final class UnarchiverCore {
     /// True when `archivedName` is `type`'s default class name but for its modules: the type
     /// moved to another module since the archive was written (see ``ClassNames``).
     func isModuleMove(_ archivedName: String, of type: Any.Type) -> Bool {
-        guard let archived = withoutModules(archivedName) else { return false }
-        let own = defaultClassName(of: type)
-        return own != archivedName && withoutModules(own) == archived
+        guard let archived = withoutModules(archivedName), let own = movableName(of: type) else { return false }
+        return own == archived
+    }
+
+    /// `type`'s default class name without its modules; nil for a type that declares its class
+    /// name (it is read under that name and its legacy names only) or whose name has no module.
+    private func movableName(of type: Any.Type) -> String? {
+        let id = ObjectIdentifier(type)
+        if let known = movableNames[id] { return known }
+        let name = defaultClassName(of: type)
+        let movable = archiveClassName(of: type) == name ? withoutModules(name) : nil
+        movableNames[id] = movable
+        return movable
     }
 
     private func withoutModules(_ name: String) -> String? {
