@@ -1,4 +1,5 @@
-/// A `karchive` subcommand. `validate` and `convert` work on one or more input files, the others on one.
+/// A `karchive` subcommand. `validate` and `convert` work on one or more input files, `diff` on
+/// two, the others on one.
 enum Command: String, CaseIterable, Sendable {
     case json
     case validate
@@ -6,6 +7,7 @@ enum Command: String, CaseIterable, Sendable {
     case stats
     case convert
     case extract
+    case diff
 
     /// Whether the command takes several files (`validate`, like `plutil -lint`, and `convert`).
     var takesSeveralFiles: Bool { self == .validate || self == .convert }
@@ -17,6 +19,7 @@ enum Command: String, CaseIterable, Sendable {
         case .convert: "-f xml1|binary1|json FILE... [-o OUT | -e EXT]"
         case .extract: "KEYPATH FILE [-f xml1|binary1|json|raw]"
         case .json: "[--pretty] FILE"
+        case .diff: "[--plist] A B"
         case .dump, .stats: "FILE"
         }
     }
@@ -37,6 +40,8 @@ struct Options: Equatable, Sendable {
     var outputExtension: String?
     /// `--pretty`: indented JSON.
     var pretty = false
+    /// `--plist`: `diff` compares keyed archives as the plain property lists they are.
+    var plist = false
 }
 
 /// Where the input comes from: a path, or standard input (`-`).
@@ -60,8 +65,8 @@ struct UsageError: Error, Equatable {
     var command: Command? = nil
 }
 
-/// What the command line asks for: help, or one command on its inputs (one, or for
-/// `validate` and `convert` one or more, in the order given).
+/// What the command line asks for: help, or one command on its inputs (one, two for `diff`, or
+/// for `validate` and `convert` one or more, in the order given).
 enum Invocation: Equatable {
     case help
     case run(Request)
@@ -79,7 +84,7 @@ enum Invocation: Equatable {
     ///
     /// `-h`/`--help` anywhere (before `--`) asks for help, as does `help` (optionally followed by
     /// a command name). Otherwise the command line is `<command> [options] FILE` (`validate FILE...`,
-    /// `convert -f FMT FILE...`, `extract KEYPATH FILE`), options anywhere before `--`, where a
+    /// `convert -f FMT FILE...`, `extract KEYPATH FILE`, `diff A B`), options anywhere before `--`, where a
     /// `FILE` may be `-` for standard input (once) and `--` ends option parsing so a path may
     /// start with `-`.
     ///
@@ -128,6 +133,10 @@ enum Invocation: Equatable {
                     options.pretty = true
                     given.append("--pretty")
                     continue
+                case "--plist":
+                    options.plist = true
+                    given.append("--plist")
+                    continue
                 default:
                     if argument.hasPrefix("-"), argument != "-" {
                         throw UsageError(message: "unknown option '\(argument)' (to read a file named like that, put -- before it)")
@@ -169,7 +178,15 @@ enum Invocation: Equatable {
         guard !files.isEmpty else {
             throw UsageError(message: "missing FILE after '\(name)' (a path, or - for standard input)", command: command)
         }
-        guard files.count == 1 || command.takesSeveralFiles else {
+        if command == .diff {
+            guard files.count == 2 else {
+                throw UsageError(
+                    message: files.count == 1
+                        ? "missing FILE B after 'diff \(files[0])': 'diff' compares two files"
+                        : "unexpected argument '\(files[2])': 'diff' takes exactly two FILEs, A and B",
+                    command: command)
+            }
+        } else if files.count > 1, !command.takesSeveralFiles {
             throw UsageError(
                 message: "unexpected argument '\(files[1])': '\(name)' takes exactly one FILE (only 'validate' and 'convert' take several)",
                 command: command)
@@ -203,6 +220,7 @@ enum Invocation: Equatable {
             case .convert: ["-f", "-o", "-e", "--pretty"]
             case .extract: ["-f", "--pretty"]
             case .json: ["--pretty"]
+            case .diff: ["--plist"]
             case .validate, .dump, .stats: []
             }
         if let option = given.first(where: { !allowed.contains($0) }) {

@@ -10,13 +10,19 @@ import PropertyList
 
 /// One run of `karchive`: parse the command line, read the input, print or write the result.
 enum Karchive {
-    /// The process exit status (DESIGN.md §8).
+    /// The process exit status (DESIGN.md §8). `diff` gives 1 and 2 the meanings `cmp` and
+    /// `diff` give them: ``different`` and ``trouble``.
     enum ExitStatus: Int32 {
         case success = 0
         /// A file cannot be read, is not a valid property list, or (convert, extract) its result
         /// cannot be written; for several files, at least one of them.
         case invalidInput = 1
         case usageError = 2
+
+        /// `diff`: the two files differ.
+        static let different = invalidInput
+        /// `diff`: a usage error, or a file that cannot be read or is not a valid property list.
+        static let trouble = usageError
     }
 
     /// Runs the command the arguments (without the program name) ask for.
@@ -38,6 +44,8 @@ enum Karchive {
         case .help:
             StandardStream.output.write(Usage.text + "\n")
             return .success
+        case .run(let request) where request.command == .diff:
+            return Diff.run(request)
         case .run(let request):
             var status = ExitStatus.success
             for source in request.sources {
@@ -64,13 +72,7 @@ enum Karchive {
         let name = source.displayName
         let errorPrefix = request.command == .validate ? "\(name): " : "karchive: \(name): "
         do {
-            let input: InputFile
-            do {
-                input = try InputFile(contentsOf: source)
-            } catch {
-                throw Failure(error.message)
-            }
-            let document = try Document(bytes: input.bytes)
+            let document = try Self.document(from: source)
             switch request.command {
             case .convert:
                 try Conversion.convert(document, from: source, request.options)
@@ -91,12 +93,26 @@ enum Karchive {
         return false
     }
 
+    /// Reads one input and its property list.
+    ///
+    /// - Throws: ``Failure`` when the input cannot be read or is not a property list (binary,
+    ///   XML or plist-json).
+    static func document(from source: InputSource) throws(Failure) -> Document {
+        let input: InputFile
+        do {
+            input = try InputFile(contentsOf: source)
+        } catch {
+            throw Failure(error.message)
+        }
+        return try Document(bytes: input.bytes)
+    }
+
     /// Ends the process with `status`.
     static func terminate(_ status: ExitStatus) -> Never {
         exit(status.rawValue)
     }
 
-    /// What a command other than `convert` prints for `document`.
+    /// What a command other than `convert` and `diff` prints for `document`.
     static func output(of request: Invocation.Request, for document: Document) throws -> [UInt8] {
         let root = document.value
         switch request.command {
@@ -125,6 +141,9 @@ enum Karchive {
             return try Conversion.bytes(of: value, format: request.options.format ?? .json, pretty: request.options.pretty)
         case .convert:
             return try Conversion.bytes(of: root, format: request.options.format ?? .binary1, pretty: request.options.pretty)
+        case .diff:
+            // Two documents make one result: `Diff.run(_:)` reads them and prints it.
+            throw Failure("'diff' compares two files; it has no output for one")
         }
     }
 
@@ -174,7 +193,7 @@ struct Document {
     private let bytes: [UInt8]
 
     /// Reads binary or XML (found from the content), or plist-json (text starting with `{`).
-    init(bytes: [UInt8]) throws {
+    init(bytes: [UInt8]) throws(Karchive.Failure) {
         self.bytes = bytes
         byteCount = bytes.count
         let read = Self.read(bytes)

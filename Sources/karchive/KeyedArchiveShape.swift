@@ -79,10 +79,16 @@ struct KeyedArchiveShape {
     /// The `$classversion` of the class of the object at `index` (written for a type whose
     /// `archiveVersion` is not 0), when it has one.
     func classVersion(ofObjectAt index: Int) -> PlistValue? {
+        classRecord(ofObjectAt: index)?[ArchiveFormat.classVersionKey]
+    }
+
+    /// The class record (`$classname`, `$classes`, and `$classversion` when written) that the
+    /// `$class` UID of the object at `index` points at, when it points at a dictionary.
+    func classRecord(ofObjectAt index: Int) -> PlistDictionary? {
         guard case .dict(let entry) = objects[index], case .uid(let uid)? = entry[Self.classKey], uid < UInt64(objects.count),
             case .dict(let record) = objects[Int(uid)]
         else { return nil }
-        return record[ArchiveFormat.classVersionKey]
+        return record
     }
 
     /// Whether `$objects[index]` is a class record (`{"$classname": …, "$classes": […]}`).

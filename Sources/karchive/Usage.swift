@@ -25,6 +25,14 @@ enum Usage {
                             a key). In a keyed archive the path starts with a top-level key and follows
                             the object graph: root.users.3.name. -f raw prints a single value bare;
                             the default is json.
+          diff [--plist] A B
+                            Compare two files; print one line per difference, such as
+                            root.friends[2].name: "Ann" != "Anne", root.tags: only in A, or
+                            root.count: integer 3 != real 3.0 (at most 100, then a count). Two keyed
+                            archives are compared as object graphs from their $top keys: how
+                            $objects is numbered and ordered does not matter, classes and sharing
+                            do. With --plist, or for other files, as plain property lists.
+                            Exit 0 when the same, 1 when different, 2 on an error (as cmp).
           help              Show this help (also -h, --help).
 
         FILE is a path, or - for standard input; binary, XML and plist-json are read, found from
@@ -46,16 +54,16 @@ enum Usage {
                             Docs/karchive-plutil.md.
 
         EXIT STATUS:
-          0  success (validate, convert: every file)
+          0  success (validate, convert: every file; diff: the files are the same)
           1  a file cannot be read, is not a valid property list, or its result cannot be written
-             (message on stderr)
-          2  usage error
+             (message on stderr); diff: the files differ
+          2  usage error; diff: also a file that cannot be read or is not a valid property list
         """
 
     /// `usage: karchive stats FILE  (karchive --help for more)`, or the line for every command
     /// when `command` is nil.
     static func line(for command: Command?) -> String {
-        let synopsis = command.map { "\($0.rawValue) \($0.operands)" } ?? "<dump|json|validate|stats|convert|extract> FILE..."
+        let synopsis = command.map { "\($0.rawValue) \($0.operands)" } ?? "<dump|json|validate|stats|convert|extract|diff> FILE..."
         return "usage: karchive \(synopsis)  (karchive --help for more)"
     }
 }

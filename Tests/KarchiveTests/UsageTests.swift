@@ -18,7 +18,7 @@ struct UsageTests {
         #expect(run.standardOutput.hasPrefix("OVERVIEW: "))
         for command in [
             "USAGE: karchive <command> [options] FILE...", "  validate FILE...  ", "  json [--pretty] FILE\n", "  dump FILE  ", "  stats FILE  ",
-            "  convert -f xml1|binary1|json FILE... [-o OUT | -e EXT] [--pretty]\n", "  extract KEYPATH FILE [-f xml1|binary1|json|raw] [--pretty]\n",
+            "  convert -f xml1|binary1|json FILE... [-o OUT | -e EXT] [--pretty]\n", "  extract KEYPATH FILE [-f xml1|binary1|json|raw] [--pretty]\n", "  diff [--plist] A B\n",
             "EXIT STATUS",
         ] {
             #expect(run.standardOutput.contains(command), "missing: \(command)")
@@ -26,7 +26,7 @@ struct UsageTests {
         #expect(run.standardError.isEmpty)
     }
 
-    static let generalUsage = "usage: karchive <dump|json|validate|stats|convert|extract> FILE...  (karchive --help for more)"
+    static let generalUsage = "usage: karchive <dump|json|validate|stats|convert|extract|diff> FILE...  (karchive --help for more)"
 
     @Test(
         "usage errors print the reason and one usage line on stderr and exit 2",
