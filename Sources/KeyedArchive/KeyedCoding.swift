@@ -90,25 +90,19 @@ extension KeyedEncodingCoder: Sendable {}
 
 /// The unarchiver's view of one object being decoded by ``KeyedCoding/init(from:)``.
 public struct KeyedDecodingCoder {
-    let core: UnarchiverCore
-    let dict: UnarchiverCore.ObjectDict
-    /// The object's fields after its type's migration, when it needed one.
-    let migrated: ArchivedObject?
+    /// The object's fields (after its type's migration, when it needed one).
+    let fields: ObjectFields
     /// The keys the type asked for, when the unarchiver reports what was not mapped.
     let asked: AskedKeys?
 
     /// The object's keys, in archive order, without `$class` (after the type's migration, if
     /// the object needed one).
-    public var allKeys: [String] {
-        if let migrated { return migrated.keys }
-        return (try? core.keys(of: dict)) ?? []
-    }
+    public var allKeys: [String] { fields.keys }
 
     /// Whether the object has a value under `key` (a stored nil counts as a value).
     public func contains(_ key: String) -> Bool {
         asked?.insert(key)
-        if let migrated { return migrated.contains(key) }
-        return ((try? core.value(in: dict, escapedKey: ArchiveFormat.escape(key))) ?? nil) != nil
+        return fields.contains(key)
     }
 
     /// Decodes the value under `key`.
@@ -123,15 +117,12 @@ public struct KeyedDecodingCoder {
     ///   (`.unknownClass`, `.cycle`...), each with its key path.
     public func decode<T>(_ type: T.Type, forKey key: String) throws -> T {
         asked?.insert(key)
-        if let migrated { return try migrated.decode(T.self, forKey: key) }
-        let coder = core.coders.typed(T.self)
-        guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else {
+        guard let slot = try fields.slot(forKey: key) else {
+            let coder = fields.core.coders.typed(T.self)
             if let optional = coder as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
-            throw ArchiveError(
-                .keyNotFound, reason: "the object has no value for the key \(quoted: key)",
-                byteOffset: dict.object.offset, objectIndex: dict.index, keyPath: key)
+            throw fields.keyNotFound(key, owner: "the object")
         }
-        return try withKeyPath(key) { try coder.decode(reference, core) }
+        return try withKeyPath(key) { try fields.read(slot, as: T.self) }
     }
 
     /// Decodes the value under `key`, or nil if the key is absent or holds nil.
@@ -144,14 +135,8 @@ public struct KeyedDecodingCoder {
     ///   errors, each with its key path.
     public func decodeIfPresent<T>(_ type: T.Type, forKey key: String) throws -> T? {
         asked?.insert(key)
-        if let migrated {
-            guard let slot = migrated.slot(forKey: key) else { return nil }
-            if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
-            return try withKeyPath(key) { try ArchivedObject.read(slot, as: T?.self, core) }
-        }
-        guard let reference = try core.value(in: dict, escapedKey: ArchiveFormat.escape(key)) else { return nil }
-        if case .null = try core.target(reference) { return nil }
-        return try withKeyPath(key) { try core.coders.typed(T.self).decode(reference, core) }
+        guard let slot = try fields.slot(forKey: key) else { return nil }
+        return try withKeyPath(key) { try fields.readIfPresent(slot, as: T.self) }
     }
 }
 
@@ -185,12 +170,10 @@ final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable
         try unarchiver.decodeObject(
             reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning, registersEarly: false
         ) { coded, _ in
-            let migrated = try unarchiver.migrated(coded, versioning)
+            let fields = try ObjectFields(unarchiver, coded, versioning)
             let asked = unarchiver.reporter == nil ? nil : AskedKeys()
-            let value = try K(from: KeyedDecodingCoder(core: unarchiver, dict: coded.dict, migrated: migrated, asked: asked))
-            if let asked {
-                unarchiver.reportFields(of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: asked.keys)
-            }
+            let value = try K(from: KeyedDecodingCoder(fields: fields, asked: asked))
+            if let asked { unarchiver.reportFields(of: coded.dict.uid, archived: fields.keys, taken: asked.keys) }
             return value
         }
     }

@@ -148,16 +148,13 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                     return try unarchiver.decodeObject(
                         reference, as: T.self, ownName: name, versioning: versioning, registersEarly: false
                     ) { coded, _ in
-                        let migrated = try unarchiver.migrated(coded, versioning)
+                        let fields = try ObjectFields(unarchiver, coded, versioning)
                         let asked = unarchiver.reporter == nil ? nil : AskedKeys()
                         let decoder = CodableDecoder(
                             unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
-                            isValue: true, object: coded.dict, migrated: migrated, asked: asked, chain: nil)
+                            isValue: true, fields: fields, asked: asked, chain: nil)
                         let value = try decoding.decode(from: decoder)
-                        if let asked {
-                            unarchiver.reportFields(
-                                of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: asked.keys)
-                        }
+                        if let asked { unarchiver.reportFields(of: coded.dict.uid, archived: fields.keys, taken: asked.keys) }
                         return value
                     }
                 }
@@ -167,7 +164,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
             defer { unarchiver.leave() }
             let decoder = CodableDecoder(
                 unarchiver, reference: reference, path: path, base: path.depth, className: name, owner: name,
-                isValue: true, object: nil, chain: nil)
+                isValue: true, fields: nil, chain: nil)
             defer { if let uid = decoder.listUID { unarchiver.inProgress.remove(uid) } }
             let value = try decoding.decode(from: decoder)
             if isClass, let uid = decoder.listUID { unarchiver.register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }

@@ -5,25 +5,17 @@ import Foundation
 /// escaped `stringValue` and decoded by the value type's coder. A key that holds `$null` or is
 /// absent reads as nil in `decodeIfPresent`.
 struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    private let core: UnarchiverCore
-    private let dict: UnarchiverCore.ObjectDict
+    /// The object's fields (the value's own container: after its type's migration, when it needed one).
+    private let fields: ObjectFields
     private let path: CodingPath
     private let base: Int
     private let owner: String
     private let chain: ObjectChain
-    /// The object's fields after its type's migration, when it needed one (the value's own
-    /// container only).
-    private let migrated: ArchivedObject?
     /// The keys asked for, when the unarchiver reports what was not mapped (the value's own container only).
     private let asked: AskedKeys?
 
-    init(
-        _ core: UnarchiverCore, dict: UnarchiverCore.ObjectDict, path: CodingPath, base: Int, owner: String, chain: ObjectChain,
-        migrated: ArchivedObject? = nil, asked: AskedKeys? = nil
-    ) {
-        self.core = core
-        self.dict = dict
-        self.migrated = migrated
+    init(_ fields: ObjectFields, path: CodingPath, base: Int, owner: String, chain: ObjectChain, asked: AskedKeys? = nil) {
+        self.fields = fields
         self.asked = asked
         self.path = path
         self.base = base
@@ -31,33 +23,29 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.chain = chain
     }
 
+    private var core: UnarchiverCore { fields.core }
+
     var codingPath: [any CodingKey] { path.keys }
 
     /// The keys of the object that `Key` has a case for, in archive order.
-    var allKeys: [Key] {
-        (migrated?.keys ?? (try? core.keys(of: dict)) ?? []).compactMap { Key(stringValue: $0) }
-    }
+    var allKeys: [Key] { fields.keys.compactMap { Key(stringValue: $0) } }
 
     func contains(_ key: Key) -> Bool {
         asked?.insert(key.stringValue)
-        if let migrated { return migrated.contains(key.stringValue) }
-        return ((try? lookup(key)) ?? nil) != nil
+        return fields.contains(key.stringValue)
+    }
+
+    /// Where the value under `key` is; nil when absent.
+    @inline(__always)
+    private func slot(_ key: some CodingKey) throws -> ObjectFields.Slot? {
+        asked?.insert(key.stringValue)
+        return try fields.slot(forKey: key.stringValue)
     }
 
     /// Where `key`'s value is: the archive and reference holding it (for a value a migration
     /// set, that value's own archive), and the set value itself.
     private func located(_ key: some CodingKey) throws -> (core: UnarchiverCore, reference: Int, set: SetValue?)? {
-        asked?.insert(key.stringValue)
-        guard let migrated else {
-            return try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue)).map { (core, $0, nil) }
-        }
-        switch migrated.slot(forKey: key.stringValue) {
-        case nil: return nil
-        case .archived(let reference): return (core, reference, nil)
-        case .value(let set):
-            let (core, reference) = try set.archivedValue()
-            return (core, reference, set)
-        }
+        try slot(key).map(fields.location(of:))
     }
 
     /// ``located(_:)``; absent is `.keyNotFound`.
@@ -66,54 +54,26 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return location
     }
 
-    /// The value of a migrated object's `key` as `V`, or nil when absent or nil.
-    private func migratedValue<V>(_ type: V.Type, _ key: Key, _ migrated: ArchivedObject) throws -> V? {
-        asked?.insert(key.stringValue)
-        guard let slot = migrated.slot(forKey: key.stringValue) else { return nil }
-        if case .archived(let reference) = slot, case .null = try core.target(reference) { return nil }
-        return try ArchivedObject.read(slot, as: V?.self, core)
-    }
-
-    @inline(__always)
-    private func lookup(_ key: Key) throws -> Int? {
-        asked?.insert(key.stringValue)
-        return try core.value(in: dict, escapedKey: ArchiveFormat.escape(key.stringValue))
-    }
-
     private func keyNotFound(_ key: Key) -> ArchiveError {
-        ArchiveError(
-            .keyNotFound,
-            reason: "\(owner) has no value for the key \(quoted: key.stringValue); decode it with decodeIfPresent (an optional property) to read archives without it",
-            byteOffset: dict.object.offset, objectIndex: dict.index)
-    }
-
-    /// The reference under `key`; absent is `.keyNotFound`.
-    @inline(__always)
-    private func required(_ key: Key) throws -> Int {
-        guard let reference = try lookup(key) else { throw keyNotFound(key) }
-        return reference
+        fields.keyNotFound(
+            key.stringValue, owner: owner,
+            advice: "; decode it with decodeIfPresent (an optional property) to read archives without it", withKeyPath: false)
     }
 
     /// A value of a type whose coder is not `Codable`'s (no coding path to pass on).
     @inline(__always)
     private func get<V>(_ type: V.Type, _ key: Key) throws -> V {
         try withCodingPath(path, below: base, appending: key) {
-            if let migrated {
-                asked?.insert(key.stringValue)
-                guard let slot = migrated.slot(forKey: key.stringValue) else { throw keyNotFound(key) }
-                return try ArchivedObject.read(slot, as: V.self, core)
-            }
-            return try core.coders.typed(V.self).decode(try required(key), core)
+            guard let slot = try slot(key) else { throw keyNotFound(key) }
+            return try fields.read(slot, as: V.self)
         }
     }
 
     @inline(__always)
     private func getIfPresent<V>(_ type: V.Type, _ key: Key) throws -> V? {
         try withCodingPath(path, below: base, appending: key) {
-            if let migrated { return try migratedValue(V.self, key, migrated) }
-            guard let reference = try lookup(key) else { return nil }
-            if case .null = try core.target(reference) { return nil }
-            return try core.coders.typed(V.self).decode(reference, core)
+            guard let slot = try slot(key) else { return nil }
+            return try fields.readIfPresent(slot, as: V.self)
         }
     }
 
@@ -142,20 +102,12 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try withCodingPath(path, below: base, appending: key) {
-            if migrated != nil {
-                // The migrated fields only: a field a migration removed is absent.
-                guard let (core, reference, set) = try located(key) else {
-                    if let optional = core.coders.typed(T.self) as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
-                    throw keyNotFound(key)
-                }
-                if let set, let typed = set.value as? T { return typed }
-                return try core.decodeValue(T.self, reference, path: path.appending(key))
-            }
-            guard let reference = try lookup(key) else {
+            guard let (core, reference, set) = try located(key) else {
                 // An Optional type reads an absent key as nil, as everywhere in the archive.
                 if let optional = core.coders.typed(T.self) as? any AbsentAsNil, let none = optional.absentValue as? T { return none }
                 throw keyNotFound(key)
             }
+            if let set, let typed = set.value as? T { return typed }
             return try core.decodeValue(T.self, reference, path: path.appending(key))
         }
     }
@@ -177,14 +129,9 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try withCodingPath(path, below: base, appending: key) {
-            if migrated != nil {
-                guard let (core, reference, set) = try located(key) else { return nil }
-                if case .null = try core.target(reference) { return nil }
-                if let set, let typed = set.value as? T { return typed }
-                return try core.decodeValue(T.self, reference, path: path.appending(key))
-            }
-            guard let reference = try lookup(key) else { return nil }
+            guard let (core, reference, set) = try located(key) else { return nil }
             if case .null = try core.target(reference) { return nil }
+            if let set, let typed = set.value as? T { return typed }
             return try core.decodeValue(T.self, reference, path: path.appending(key))
         }
     }
@@ -201,7 +148,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 isValue: false, chain: chain)
             return KeyedDecodingContainer(
                 KeyedObjectDecoder<NestedKey>(
-                    core, dict: nested, path: path.appending(key), base: base, owner: "the nested container",
+                    ObjectFields(core, dict: nested), path: path.appending(key), base: base, owner: "the nested container",
                     chain: ObjectChain(uid: nested.uid, parent: chain)))
         }
     }
@@ -228,9 +175,7 @@ struct KeyedObjectDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func superDecoder(named key: some CodingKey) throws -> any Decoder {
         try withCodingPath(path, below: base, appending: key) {
             guard let (core, reference, set) = try located(key) else {
-                throw ArchiveError(
-                    .keyNotFound, reason: "\(owner) has no value for the key \(quoted: key.stringValue) that superDecoder() reads",
-                    byteOffset: dict.object.offset, objectIndex: dict.index)
+                throw fields.keyNotFound(key.stringValue, owner: owner, advice: ", which superDecoder() reads", withKeyPath: false)
             }
             return CodableDecoder.superDecoder(
                 core, reference: reference, path: path.appending(key), base: base, chain: set == nil ? chain : nil)
@@ -320,7 +265,7 @@ struct ListDecoder: UnkeyedDecodingContainer {
                 chain: chain)
             return KeyedDecodingContainer(
                 KeyedObjectDecoder<NestedKey>(
-                    core, dict: nested, path: path.appending(key), base: base, owner: "the nested container",
+                    ObjectFields(core, dict: nested), path: path.appending(key), base: base, owner: "the nested container",
                     chain: ObjectChain(uid: nested.uid, parent: chain)))
         }
         currentIndex += 1

@@ -24,9 +24,9 @@ final class CodableDecoder: Decoder {
     /// The objects of the containers this decoder's value is nested in (a nested container that
     /// is one of them is a cycle).
     let chain: ObjectChain?
-    private var object: UnarchiverCore.ObjectDict?
-    /// The object's fields after its type's migration, when it needed one.
-    private let migrated: ArchivedObject?
+    /// The keyed container's object, once found (the value's own: given, after its type's
+    /// migration when it needed one).
+    private var fields: ObjectFields?
     /// The keys the value's container was asked for, when the unarchiver reports what was not mapped.
     private let asked: AskedKeys?
     /// The UID of the list this value's unkeyed container reads, marked as being decoded until the value is done.
@@ -34,10 +34,9 @@ final class CodableDecoder: Decoder {
 
     init(
         _ core: UnarchiverCore, reference: Int, path: CodingPath, base: Int, className: String, owner: String,
-        isValue: Bool, object: UnarchiverCore.ObjectDict?, migrated: ArchivedObject? = nil, asked: AskedKeys? = nil,
-        chain: ObjectChain?
+        isValue: Bool, fields: ObjectFields?, asked: AskedKeys? = nil, chain: ObjectChain?
     ) {
-        self.migrated = migrated
+        self.fields = fields
         self.asked = asked
         self.core = core
         self.reference = reference
@@ -46,7 +45,6 @@ final class CodableDecoder: Decoder {
         self.className = className
         self.owner = owner
         self.isValue = isValue
-        self.object = object
         self.chain = chain
     }
 
@@ -56,18 +54,18 @@ final class CodableDecoder: Decoder {
     ) -> CodableDecoder {
         CodableDecoder(
             core, reference: reference, path: path, base: base, className: ArchiveFormat.codableContainerClass,
-            owner: "the super decoder's value", isValue: false, object: nil, chain: chain)
+            owner: "the super decoder's value", isValue: false, fields: nil, chain: chain)
     }
 
     var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let dict = try withCodingPath(path, below: base, appending: nil) { try keyedObject() }
+        let fields = try withCodingPath(path, below: base, appending: nil) { try keyedObject() }
         return KeyedDecodingContainer(
             KeyedObjectDecoder<Key>(
-                core, dict: dict, path: path, base: base, owner: owner, chain: ObjectChain(uid: dict.uid, parent: chain),
-                migrated: migrated, asked: asked))
+                fields, path: path, base: base, owner: owner, chain: ObjectChain(uid: fields.dict.uid, parent: chain),
+                asked: asked))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -86,11 +84,12 @@ final class CodableDecoder: Decoder {
         SingleValueDecoder(decoder: self)
     }
 
-    private func keyedObject() throws -> UnarchiverCore.ObjectDict {
-        if let object { return object }
+    private func keyedObject() throws -> ObjectFields {
+        if let fields { return fields }
         let dict = try core.codableObject(reference, className: className, owner: owner, isValue: isValue, chain: chain)
-        object = dict
-        return dict
+        let found = ObjectFields(core, dict: dict)
+        fields = found
+        return found
     }
 }
 

@@ -131,33 +131,21 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 let instance = A()
                 let object = unsafeBitCast(instance, to: AnyObject.self)
                 register(object)
-                let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-                let migrated = try unarchiver.migrated(coded, versioning)
-                if let migrated {
-                    try decodeFields(layout, base, migrated, uid: coded.dict.uid, unarchiver)
-                } else {
-                    try decodeFields(layout, base, coded.dict, unarchiver)
-                }
-                if unarchiver.reporter != nil { report(coded, migrated, layout, unarchiver) }
+                let fields = try ObjectFields(unarchiver, coded, versioning)
+                try decodeFields(layout, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()), fields)
+                if unarchiver.reporter != nil { report(fields, layout) }
                 return instance
             }
             var value = A()
-            let migrated = try unarchiver.migrated(coded, versioning)
-            try withUnsafeMutablePointer(to: &value) { pointer in
-                if let migrated {
-                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), migrated, uid: coded.dict.uid, unarchiver)
-                } else {
-                    try decodeFields(layout, UnsafeMutableRawPointer(pointer), coded.dict, unarchiver)
-                }
-            }
-            if unarchiver.reporter != nil { report(coded, migrated, layout, unarchiver) }
+            let fields = try ObjectFields(unarchiver, coded, versioning)
+            try withUnsafeMutablePointer(to: &value) { try decodeFields(layout, UnsafeMutableRawPointer($0), fields) }
+            if unarchiver.reporter != nil { report(fields, layout) }
             return value
         }
     }
 
-    private func report(_ coded: CodedObject, _ migrated: ArchivedObject?, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) {
-        unarchiver.reportFields(
-            of: coded.dict.uid, archived: unarchiver.archivedKeys(coded, migrated), taken: layout.fields.lazy.map(\.key))
+    private func report(_ fields: ObjectFields, _ layout: FieldLayout) {
+        fields.core.reportFields(of: fields.dict.uid, archived: fields.keys, taken: layout.fields.lazy.map(\.key))
     }
 
     /// Assigns each field decoding fills, of `instances` (instances of `A` it created), the value
@@ -179,42 +167,26 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
         }
     }
 
-    private func decodeFields(
-        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ dict: UnarchiverCore.ObjectDict, _ unarchiver: UnarchiverCore
-    ) throws {
+    /// Fills the fields of the value at `base` from `fields`: each field the object has a value
+    /// for (a field it lacks keeps the value init() gave it).
+    private func decodeFields(_ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ fields: ObjectFields) throws {
+        let unarchiver = fields.core
         var hint = 0
         let keepsInvalid = unarchiver.options.keepsDefaultForInvalidFields
-        try layout.fields.withUnsafeBufferPointer { fields in
-            for i in 0..<fields.count {
-                // A field the archive lacks keeps the value init() gave it.
-                guard let reference = try unarchiver.value(in: dict, keyID: fields[i].keyID, hint: &hint) else { continue }
+        try layout.fields.withUnsafeBufferPointer { layoutFields in
+            for i in 0..<layoutFields.count {
+                guard let slot = try fields.slot(keyID: layoutFields[i].keyID, key: layoutFields[i].key, hint: &hint) else { continue }
+                let at = base + layoutFields[i].offset
                 let mark = keepsInvalid ? unarchiver.fieldMark : nil
                 do {
-                    try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: base + fields[i].offset, unarchiver)
-                } catch {
-                    try unarchiver.fieldFailed(error, key: fields[i].key, of: dict.uid, mark: mark)
-                }
-            }
-        }
-    }
-
-    /// Fills the fields from a migrated object's view: values still in the archive as above,
-    /// values a migration set through the field's coder.
-    private func decodeFields(
-        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ migrated: ArchivedObject, uid: Int, _ unarchiver: UnarchiverCore
-    ) throws {
-        try layout.fields.withUnsafeBufferPointer { fields in
-            for i in 0..<fields.count {
-                guard let slot = migrated.slot(forKey: fields[i].key) else { continue }
-                let at = base + fields[i].offset
-                let mark = unarchiver.fieldMark
-                do {
                     switch slot {
-                    case .archived(let reference): try decodeReflectedField(fields[i].kind, fields[i].unownedCoder, reference, at: at, unarchiver)
-                    case .value(let set): try fields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.assignField(set, at: at) }
+                    case .archived(let reference):
+                        try decodeReflectedField(layoutFields[i].kind, layoutFields[i].unownedCoder, reference, at: at, unarchiver)
+                    case .value(let set):
+                        try layoutFields[i].unownedCoder._withUnsafeGuaranteedRef { try $0.assignField(set, at: at) }
                     }
                 } catch {
-                    try unarchiver.fieldFailed(error, key: fields[i].key, of: uid, mark: mark)
+                    try unarchiver.fieldFailed(error, key: layoutFields[i].key, of: fields.dict.uid, mark: mark)
                 }
             }
         }

@@ -210,7 +210,7 @@ extension UnarchiverCore {
     /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
     /// before decoding its fields, so references back to it (cycles) resolve to that instance.
     /// An object archived at another version than `versioning`'s is refused if it is newer (unless
-    /// the options allow it); `make` gets its fields through ``migrated(_:_:)``.
+    /// the options allow it); `make` reads its fields through an ``ObjectFields``.
     func decodeObject<T>(
         _ reference: Int, as type: T.Type, ownName: String, legacyNames: @autoclosure () -> [String] = [],
         versioning: TypeVersioning, registersEarly: Bool,

@@ -133,9 +133,4 @@ extension UnarchiverCore {
         guard let reporter else { return }
         reporter.report.migrations.append(.init(keyPath: reportPath(of: uid), className: className, fromVersion: from, toVersion: to))
     }
-
-    /// The archived keys of an object as its type's fields see them: after its migration, if it had one.
-    func archivedKeys(_ object: CodedObject, _ migrated: ArchivedObject?) -> [String] {
-        migrated?.keys ?? (try? keys(of: object.dict)) ?? []
-    }
 }
