@@ -17,13 +17,16 @@ import Testing
     }
 
     @Test func anArchiveOfTheOldModuleDecodesAsTheNewModulesType() throws {
-        let data = try KeyedArchiver.archivedData(withRootObject: oldContact())
+        let old = oldContact()
+        defer { old.friends = [] }  // the graph holds a cycle: let it go
+        let data = try KeyedArchiver.archivedData(withRootObject: old)
         let plist = String(decoding: try PropertyListSerialization.data(
             fromPropertyList: try PropertyListSerialization.propertyList(from: data, format: nil), format: .xml, options: 0), as: UTF8.self)
         #expect(plist.contains("MovedModelsBefore.Contact"))
         #expect(plist.contains("MovedModelsBefore.Address"))
 
         let contact = try KeyedUnarchiver.unarchivedObject(ofType: MovedModelsAfter.Contact.self, from: data)
+        defer { contact.friends = [] }
         #expect(contact.name == "Ann")
         #expect(contact.address == MovedModelsAfter.Address(street: "1 High St", city: "Leeds"))
         #expect(contact.friends.map(\.name) == ["Bob", "Ann"])
@@ -44,11 +47,14 @@ import Testing
     }
 
     @Test func aRegisteredTypeIsFoundByItsNameFromAnotherModule() throws {
-        let data = try KeyedArchiver.archivedData(withRootObject: [oldContact()] as [Any])
+        let old = oldContact()
+        defer { old.friends = [] }
+        let data = try KeyedArchiver.archivedData(withRootObject: [old] as [Any])
         let unarchiver = try KeyedUnarchiver(forReadingFrom: data)
         unarchiver.register(MovedModelsAfter.Contact.self)
         let list = try unarchiver.decode([Any].self, forKey: "root")
         let contact = try #require(list.first as? MovedModelsAfter.Contact)
+        defer { contact.friends = [] }
         #expect(contact.name == "Ann")
         #expect(contact.friends.first?.name == "Bob")
     }

@@ -12,8 +12,11 @@ import Synchronization
 /// slot (its UID) before its fields, so shared instances and cycles resolve to one UID.
 ///
 /// A core is used by one thread and never re-enters an update of the same property, so its
-/// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`),
-/// which otherwise cost a quarter of all encoding time.
+/// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`, here,
+/// in `UnarchiverCore`, `ArchiveGraph` and `BPlistTable`). Measured with the checks on
+/// (`valgrind --tool=callgrind --toggle-collect='*runMarked*' KeyedArchiveBenchmarks keyed-1k
+/// --only ours-encode`, and `ours-decode`): 3.1× the instructions to encode 1,000 users (51.4 M
+/// against 16.7 M) and 1.20× to decode them (28.9 M against 24.0 M).
 final class ArchiverCore {
     /// The object table the graph is written into; only this file writes it (see ``integer(_:inline:)`` and the rest of the graph vocabulary).
     private let table = BPlistTable()

@@ -1,8 +1,3 @@
-// Unsafe code in this file: before a run of instances is released, `touchInstances` reads the first words of each
-// (instances the table itself keeps alive) to bring them into cache; nothing is written.
-
-import Synchronization
-
 /// The archiver's class instances and their UIDs, by instance address.
 ///
 /// Every instance of a class written to an archive is looked up once and, the first time,
@@ -47,42 +42,8 @@ struct IdentityTable: ~Copyable {
         for (key, uid) in kept { uids.set(Int32(uid), for: key) }
     }
 
-    /// Lets go of the instances, a cache-sized run at a time (faster than letting the array go
-    /// at once; see ``touchInstances(count:slot:)``).
+    /// Lets go of the instances.
     mutating func releaseInstances() {
-        while !objects.isEmpty {
-            let run = min(objects.count, touchRun)
-            objects.withUnsafeBufferPointer { buffer in
-                let first = UnsafeRawPointer(buffer.baseAddress! + (buffer.count - run))
-                touchInstances(count: run) { first + $0 * MemoryLayout<AnyObject>.stride }
-            }
-            objects.removeLast(run)
-        }
+        objects.removeAll()
     }
 }
-
-/// How many instances are touched, then released, at a time: their lines fit in cache together.
-let touchRun = 4096
-
-/// Reads the header of each of `count` instances, the `i`th referenced from the `AnyObject` or
-/// `AnyObject?` slot at `slot(i)` (nil slots are skipped), so that releasing them next finds
-/// them in cache.
-///
-/// A release is an atomic write, which waits for its cache line before anything after it can
-/// go on: releasing the instances of a large archive one after another, long after they were
-/// last used, would wait for memory once per instance. Plain loads of the same lines do not
-/// wait for each other, so this pass brings them in at the memory's pace instead. Nothing is
-/// retained or released here.
-@inline(__always)
-func touchInstances(count: Int, slot: (Int) -> UnsafeRawPointer) {
-    var sum: UInt = 0
-    for i in 0..<count {
-        if let object = slot(i).load(as: UnsafeRawPointer?.self) {
-            sum &+= object.load(fromByteOffset: MemoryLayout<UnsafeRawPointer>.stride, as: UInt.self)
-        }
-    }
-    // Stored where nothing reads it, so the loads are not optimised away.
-    touchedSum.store(sum, ordering: .relaxed)
-}
-
-private let touchedSum = Atomic<UInt>(0)

@@ -10,11 +10,17 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
     private let name = A.archiveClassName ?? defaultClassName(of: A.self)
     private let isClass = A.self is AnyClass
     private let versioning = TypeVersioning.of(A.self)
-    /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 = not yet).
+    /// The layout, built on first use and published once: an `Unmanaged<LayoutBox>` pointer (0 =
+    /// not yet), retained until the coder goes.
     private let published = Atomic<UInt>(0)
-    /// The built layout itself, unretained (its box is never freed once published; 0 = not built
-    /// or failed): what the hot paths use, so handing the layout to each value costs no reference count.
+    /// The built layout itself, unretained (the published box keeps it; 0 = not built or failed):
+    /// what the hot paths use, so handing the layout to each value costs no reference count.
     private let builtLayout = Atomic<UInt>(0)
+
+    deinit {
+        let bits = published.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<LayoutBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
 
     private final class LayoutBox: Sendable {
         let result: Result<FieldLayout, ArchiveError>
@@ -132,13 +138,13 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
                 let object = unsafeBitCast(instance, to: AnyObject.self)
                 register(object)
                 let fields = try ObjectFields(unarchiver, coded, versioning)
-                try decodeFields(layout, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()), fields)
+                try decodeFields(layout, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()), fields, unarchiver)
                 if unarchiver.reporter != nil { report(fields, layout) }
                 return instance
             }
             var value = A()
             let fields = try ObjectFields(unarchiver, coded, versioning)
-            try withUnsafeMutablePointer(to: &value) { try decodeFields(layout, UnsafeMutableRawPointer($0), fields) }
+            try withUnsafeMutablePointer(to: &value) { try decodeFields(layout, UnsafeMutableRawPointer($0), fields, unarchiver) }
             if unarchiver.reporter != nil { report(fields, layout) }
             return value
         }
@@ -169,8 +175,9 @@ final class ReflectionCoder<A: Archivable>: TypedCoder<A>, @unchecked Sendable {
 
     /// Fills the fields of the value at `base` from `fields`: each field the object has a value
     /// for (a field it lacks keeps the value init() gave it).
-    private func decodeFields(_ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ fields: ObjectFields) throws {
-        let unarchiver = fields.core
+    private func decodeFields(
+        _ layout: FieldLayout, _ base: UnsafeMutableRawPointer, _ fields: borrowing ObjectFields, _ unarchiver: UnarchiverCore
+    ) throws {
         var hint = 0
         let keepsInvalid = unarchiver.options.keepsDefaultForInvalidFields
         try layout.fields.withUnsafeBufferPointer { layoutFields in

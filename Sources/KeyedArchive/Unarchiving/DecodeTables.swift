@@ -1,6 +1,3 @@
-// Unsafe code in this file: releasing instances reads their first words first, as IdentityTable.swift does; the
-// tables are RawBuffers read with checked subscripts.
-
 @_spi(Reader) import PropertyList
 
 /// The UIDs being decoded now (to catch cycles through values), one bit per UID.
@@ -69,16 +66,9 @@ struct InstanceColumn: ~Copyable {
         }
     }
 
-    /// Lets go of the instances at `registered` (every UID whose slot is set), a cache-sized run
-    /// at a time (see ``touchInstances(count:slot:)``).
+    /// Lets go of the instances at `registered` (every UID whose slot is set).
     mutating func release(registered: [Int]) {
-        guard let base = slots.base, slots.count > 0 else { return }
-        var start = 0
-        while start < registered.count {
-            let end = min(start + touchRun, registered.count)
-            touchInstances(count: end - start) { UnsafeRawPointer(base + registered[start + $0]) }
-            for i in start..<end { slots[registered[i]] = nil }
-            start = end
-        }
+        guard slots.count > 0 else { return }
+        for uid in registered { slots[uid] = nil }
     }
 }
