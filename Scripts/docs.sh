@@ -35,8 +35,10 @@ echo "== build"
 # ArchiveStore depends on the other two, so this compiles all three libraries.
 swift build --scratch-path "$scratch" --target ArchiveStore
 bin=$(swift build --scratch-path "$scratch" --show-bin-path)
-# The C module under ArchiveFileSystem (syncfs) is found through the module map SwiftPM writes.
-cmodules=(-Xcc "-fmodule-map-file=$bin/CFileSystem.build/module.modulemap" -I Sources/CFileSystem/include)
+# The C modules under ArchiveFileSystem (syncfs) and KeyedArchive (the allocator's block size) are
+# found through the module maps SwiftPM writes.
+cmodules=(-Xcc "-fmodule-map-file=$bin/CFileSystem.build/module.modulemap" -I Sources/CFileSystem/include
+    -Xcc "-fmodule-map-file=$bin/CAllocation.build/module.modulemap" -I Sources/CAllocation/include)
 [[ -d $bin/Modules ]] && bin=$bin/Modules
 
 echo "== symbol graphs"

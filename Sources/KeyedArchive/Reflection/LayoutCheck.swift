@@ -1,7 +1,7 @@
 // Unsafe code in this file: it reads raw bytes of one instance the type's own init() made, only at offsets it has first
 // checked to lie inside that value (a struct's size, a class instance's allocation) and never as typed values.
 
-import CAllocation
+internal import CAllocation
 import Foundation
 @_spi(Reader) import PropertyList
 
