@@ -1,5 +1,3 @@
-// Unsafe code in this file: the 64-letter alphabet is read through its own buffer at indexes of six bits (0...63).
-
 /// Base64 (RFC 4648, the standard alphabet, with padding) for plist-json and XML `<data>`.
 package enum Base64 {
     /// The 64 characters, indexed by sextet.
@@ -62,25 +60,24 @@ package enum Base64 {
 
     /// Appends the base64 of `bytes`, padded, to `output`.
     private static func append(_ bytes: ArraySlice<UInt8>, to output: inout [UInt8]) {
-        alphabet.withUnsafeBufferPointer { letters in
-            var i = bytes.startIndex
-            let stop = bytes.endIndex
-            while i + 3 <= stop {
-                let word = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                output.append(letters[Int(word >> 18)])
-                output.append(letters[Int(word >> 12 & 63)])
-                output.append(letters[Int(word >> 6 & 63)])
-                output.append(letters[Int(word & 63)])
-                i += 3
-            }
-            if i < stop {
-                let second = i + 1 < stop ? UInt32(bytes[i + 1]) : 0
-                let word = UInt32(bytes[i]) << 16 | second << 8
-                output.append(letters[Int(word >> 18)])
-                output.append(letters[Int(word >> 12 & 63)])
-                output.append(i + 1 < stop ? letters[Int(word >> 6 & 63)] : UInt8(ascii: "="))
-                output.append(UInt8(ascii: "="))
-            }
+        let letters = alphabet
+        var i = bytes.startIndex
+        let stop = bytes.endIndex
+        while i + 3 <= stop {
+            let word = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            output.append(letters[Int(word >> 18)])
+            output.append(letters[Int(word >> 12 & 63)])
+            output.append(letters[Int(word >> 6 & 63)])
+            output.append(letters[Int(word & 63)])
+            i += 3
+        }
+        if i < stop {
+            let second = i + 1 < stop ? UInt32(bytes[i + 1]) : 0
+            let word = UInt32(bytes[i]) << 16 | second << 8
+            output.append(letters[Int(word >> 18)])
+            output.append(letters[Int(word >> 12 & 63)])
+            output.append(i + 1 < stop ? letters[Int(word >> 6 & 63)] : UInt8(ascii: "="))
+            output.append(UInt8(ascii: "="))
         }
     }
 }

@@ -1,5 +1,3 @@
-// Unsafe code in this file: `unsafeBitCast(value, to: AnyObject.self)` only where `T` is a class type (`isClass`).
-
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -83,7 +81,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
         try versioning.checkVersion()
         var instance: AnyObject?
         if isClass {
-            let object = unsafeBitCast(value, to: AnyObject.self)
+            let object = value as AnyObject
             let dynamicType: AnyObject.Type = type(of: object)
             if ObjectIdentifier(dynamicType) != ObjectIdentifier(T.self) {
                 return try archiver.coders.coder(for: dynamicType).encodeAny(value, inline: false, archiver)
@@ -167,7 +165,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
                 isValue: true, fields: nil, chain: nil)
             defer { if let uid = decoder.listUID { unarchiver.inProgress.remove(uid) } }
             let value = try decoding.decode(from: decoder)
-            if isClass, let uid = decoder.listUID { unarchiver.register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
+            if isClass, let uid = decoder.listUID { unarchiver.register(value as AnyObject, uid: uid) }
             return value
         } catch let error as DecodingError {
             throw ArchiveError(error, in: name, below: path.depth)

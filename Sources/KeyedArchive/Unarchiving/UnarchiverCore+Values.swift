@@ -1,5 +1,3 @@
-// Unsafe code in this file: `unsafeBitCast(value, to: AnyObject.self)` only where `T` is a class type (`T.self is AnyClass`).
-
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -255,7 +253,7 @@ extension UnarchiverCore {
         reporter?.stack.append(dict)
         defer { reporter?.stack.removeLast() }
         let value = try make(coded) { self.register($0, uid: uid) }
-        if T.self is AnyClass, instances[uid] == nil { register(unsafeBitCast(value, to: AnyObject.self), uid: uid) }
+        if T.self is AnyClass, instances[uid] == nil { register(value as AnyObject, uid: uid) }
         return value
     }
 
