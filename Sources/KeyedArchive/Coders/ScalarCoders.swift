@@ -1,3 +1,5 @@
+// Unsafe code in this file: `unsafeBitCast` of an `Int` to `I` only where `I.self == Int.self`.
+
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -77,7 +79,7 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
 
     override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
         // `Int` (by far the commonest) through code compiled for it; this method is generic code.
-        if I.self == Int.self { return try IntegerCoder<Int>.decodeValue(reference, unarchiver) as! I }
+        if I.self == Int.self { return unsafeBitCast(try IntegerCoder<Int>.decodeValue(reference, unarchiver), to: I.self) }
         return try Self.decodeValue(reference, unarchiver)
     }
 
