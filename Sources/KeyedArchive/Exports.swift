@@ -6,3 +6,7 @@ public typealias ArchiveError = PropertyList.ArchiveError
 /// The two property-list formats (`.binary`, `.xml`) of ``KeyedArchiver/outputFormat`` and
 /// ``ArchiveFile/format``, defined with the property-list codec.
 public typealias PlistFormat = PropertyList.PlistFormat
+
+/// The property-list limits of ``KeyedUnarchiver/Options/readingLimits``, defined with the
+/// property-list codec (the binary and XML readers take the same type).
+public typealias ReadingLimits = PropertyList.ReadingLimits

@@ -18,8 +18,15 @@ import Foundation
 public final class KeyedUnarchiver {
     /// Limits that bound what a hostile archive can make the unarchiver do.
     public struct Options: Sendable, Hashable {
+        /// The property-list limits the archive is read within, binary or XML: the same type the
+        /// plist readers take (``ReadingLimits``). The limits below that name its fields read
+        /// and write it.
+        public var readingLimits = ReadingLimits()
         /// Objects nested deeper than this fail with `.depthLimit`. Default 512.
-        public var maximumDepth = 512
+        public var maximumDepth: Int {
+            get { readingLimits.maximumDepth }
+            set { readingLimits.maximumDepth = newValue }
+        }
         /// The most objects decoded in total, counting a shared value once per place it is
         /// decoded. Default 16,777,216; fails with `.sizeLimit`.
         public var maximumDecodedObjects = 1 << 24
@@ -35,14 +42,26 @@ public final class KeyedUnarchiver {
         /// (through `Any`) builds none and counts nothing here. Default 131,072; fails with `.sizeLimit`.
         public var maximumAttributedStringAttributes = 1 << 17
         /// The most objects the property list may declare. Default 16,777,216.
-        public var maximumObjectCount = 1 << 24
+        public var maximumObjectCount: Int {
+            get { readingLimits.maximumObjectCount }
+            set { readingLimits.maximumObjectCount = newValue }
+        }
         /// The largest archive accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
-        public var maximumArchiveSize = 1 << 30
+        public var maximumArchiveSize: Int {
+            get { readingLimits.maximumArchiveSize }
+            set { readingLimits.maximumArchiveSize = newValue }
+        }
         /// The longest string accepted, in characters as stored (ASCII bytes or UTF-16 code units).
         /// Default 268,435,456; fails with `.sizeLimit`.
-        public var maximumStringLength = 1 << 28
+        public var maximumStringLength: Int {
+            get { readingLimits.maximumStringLength }
+            set { readingLimits.maximumStringLength = newValue }
+        }
         /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
-        public var maximumDataLength = 1 << 30
+        public var maximumDataLength: Int {
+            get { readingLimits.maximumDataLength }
+            set { readingLimits.maximumDataLength = newValue }
+        }
         /// Reads objects archived at a higher version than their type's `archiveVersion` (written
         /// by a newer build) as they are, the fields this version does not know ignored. Default
         /// false: such an object fails with `.newerVersion`, so an older build never reads, and

@@ -23,6 +23,32 @@ struct LimitBoundaryTests {
         try #require(throws: ArchiveError.self) { try decode(type, data, options) }
     }
 
+    @Test("One limits type: readingLimits bounds binary and XML archives alike, and the named limits are its fields")
+    func readingLimitsAreTheUnarchiversPlistLimits() throws {
+        let note = LimitNote(title: "a title", blob: Data([1, 2, 3]))
+        let binary = try KeyedArchiver.archivedData(withRootObject: note)
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = .xml
+        try archiver.encode(note, forKey: "root")
+        let xml = try archiver.encodedData
+
+        var limits = ReadingLimits()
+        limits.maximumObjectCount = 3
+        var options = KeyedUnarchiver.Options()
+        options.readingLimits = limits
+        #expect(options.maximumObjectCount == 3)
+        for data in [binary, xml] {
+            let error = try #require(throws: ArchiveError.self) { try KeyedUnarchiver(forReadingFrom: data, options: options) }
+            #expect(error.code == .sizeLimit)
+            #expect(error.reason.contains("maximumObjectCount"), "\(error)")
+        }
+        options.maximumStringLength = 6
+        #expect(options.readingLimits.maximumStringLength == 6)
+        // The same value configures the plain readers.
+        #expect(throws: ArchiveError.self) { try XMLPlistReader(options: options.readingLimits).read(xml) }
+        #expect(throws: ArchiveError.self) { try BPlistReader(options: options.readingLimits).read(binary) }
+    }
+
     /// The object count a `bplist00` trailer declares.
     private func objectCount(_ data: Data) -> Int {
         let trailer = data.count - 32

@@ -219,7 +219,7 @@ struct XMLPlistReaderTests {
         #expect(try Self.read(Self.plist("<array><array><array/></array></array>"), options: options) == [[[]]])
         #expect(Self.error(Self.plist("<array><array><array><array/></array></array></array>"), options: options)?.code == .depthLimit)
         options = .init()
-        options.maximumValueCount = 3
+        options.maximumObjectCount = 3
         #expect(try Self.read(Self.plist("<array><true/><true/></array>"), options: options) == [true, true])
         #expect(Self.error(Self.plist("<array><true/><true/><true/></array>"), options: options)?.code == .sizeLimit)
         options = .init()

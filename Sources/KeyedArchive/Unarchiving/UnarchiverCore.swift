@@ -368,13 +368,7 @@ final class UnarchiverCore {
 
     /// The binary form of an XML archive, read within `options`' limits.
     private static func binaryForm(ofXML bytes: UnsafeRawBufferPointer, _ options: KeyedUnarchiver.Options) throws(ArchiveError) -> [UInt8] {
-        var limits = XMLPlistReader.Options()
-        limits.maximumDepth = options.maximumDepth
-        limits.maximumValueCount = options.maximumObjectCount
-        limits.maximumArchiveSize = options.maximumArchiveSize
-        limits.maximumStringLength = options.maximumStringLength
-        limits.maximumDataLength = options.maximumDataLength
-        let value = try XMLPlistReader(options: limits).read(bytes)
+        let value = try XMLPlistReader(options: options.readingLimits).read(bytes)
         do {
             return try BPlistWriter().write(value)
         } catch {

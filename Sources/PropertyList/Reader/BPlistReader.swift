@@ -13,27 +13,9 @@
 /// if case .dict(let dict) = value { print(dict.keys) }
 /// ```
 public struct BPlistReader: Sendable {
-    /// Limits that bound what a hostile file can make the reader do.
-    public struct Options: Sendable, Hashable {
-        /// Containers nested deeper than this fail with `.depthLimit`. Default 512, as CoreFoundation.
-        public var maximumDepth: Int = 512
-        /// The most values the document may expand to when every shared reference is counted
-        /// once per place it appears. Default 16,777,216. A few hundred bytes of shared
-        /// references can describe 2^40 values; this fails them with `.sizeLimit` at once.
-        public var maximumExpandedSize: Int = 1 << 24
-        /// The most objects the file may declare in its trailer. Default 16,777,216; fails with `.sizeLimit`.
-        public var maximumObjectCount: Int = 1 << 24
-        /// The largest input accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
-        public var maximumArchiveSize: Int = 1 << 30
-        /// The longest string accepted, in characters as stored (ASCII bytes or UTF-16 code units).
-        /// Default 268,435,456; fails with `.sizeLimit`.
-        public var maximumStringLength: Int = 1 << 28
-        /// The longest data object accepted, in bytes. Default 1,073,741,824; fails with `.sizeLimit`.
-        public var maximumDataLength: Int = 1 << 30
-
-        /// The default limits, as listed with each option.
-        public init() {}
-    }
+    /// Limits that bound what a hostile file can make the reader do (the one limits type every
+    /// reader of this package shares).
+    public typealias Options = ReadingLimits
 
     /// The limits this reader applies to every input it reads.
     public var options: Options
@@ -70,7 +52,7 @@ public struct BPlistReader: Sendable {
     }
 }
 
-extension BPlistReader.Options {
+extension ReadingLimits {
     /// Runs `body` with `bytes` validated as a document under these limits (valid only inside `body`).
     package func withDocument<R>(of bytes: [UInt8], _ body: (BPlistDocument) throws(ArchiveError) -> R) throws(ArchiveError) -> R {
         try bytes.withUnsafeBytes { buffer in

@@ -225,9 +225,9 @@ struct XMLPlistParser {
         let start = position
         let (tag, isEmpty) = try openTag()
         valueCount += 1
-        guard valueCount <= options.maximumValueCount else {
+        guard valueCount <= options.maximumObjectCount else {
             throw failure(
-                .sizeLimit, "the document holds more than \(options.maximumValueCount) values (raise maximumValueCount to read it)",
+                .sizeLimit, "the document holds more than \(options.maximumObjectCount) values (raise maximumObjectCount to read it)",
                 at: start)
         }
         switch tag {

@@ -22,24 +22,9 @@
 /// print(value.dictValue?["name"]?.stringValue ?? "")   // Ann
 /// ```
 public struct XMLPlistReader: Sendable {
-    /// Limits that bound what a hostile file can make the reader do.
-    public struct Options: Sendable, Hashable {
-        /// Containers nested deeper than this fail with `.depthLimit`. Default 512, as CoreFoundation.
-        public var maximumDepth: Int = 512
-        /// The most values the document may hold, each container and each scalar counting one.
-        /// Default 16,777,216; fails with `.sizeLimit`.
-        public var maximumValueCount: Int = 1 << 24
-        /// The largest input accepted, in bytes. Default 1,073,741,824 (1 GiB); fails with `.sizeLimit`.
-        public var maximumArchiveSize: Int = 1 << 30
-        /// The longest string or key accepted, in UTF-8 bytes once entities are replaced.
-        /// Default 268,435,456; fails with `.sizeLimit`.
-        public var maximumStringLength: Int = 1 << 28
-        /// The longest data value accepted, in decoded bytes. Default 1,073,741,824; fails with `.sizeLimit`.
-        public var maximumDataLength: Int = 1 << 30
-
-        /// The default limits, as listed with each option.
-        public init() {}
-    }
+    /// Limits that bound what a hostile file can make the reader do (the one limits type every
+    /// reader of this package shares).
+    public typealias Options = ReadingLimits
 
     /// The limits this reader applies to every input it reads.
     public var options: Options
