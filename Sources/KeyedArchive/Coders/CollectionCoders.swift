@@ -49,7 +49,7 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 
 
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
-final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
+class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
     override var archivedNames: [String] { element.archivedNames }
     override var archivedCollection: ArchivedCollection? { .list }
@@ -63,9 +63,9 @@ final class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
     }
 }
 
-/// `[String]`, `[Int]` and `[Double]`: the same coding as ``ArrayCoder``, with the element type
-/// fixed at compile time so the list code is specialised for it.
-final class StringArrayCoder: TypedCoder<[String]>, @unchecked Sendable {
+/// `[String]`, `[Int]` and `[Double]`: ``ArrayCoder`` (whose names and kind they inherit), with
+/// the element type fixed at compile time so the list code is specialised for it.
+final class StringArrayCoder: ArrayCoder<String>, @unchecked Sendable {
     private let element = StringCoder()
 
     override func encode(_ value: [String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
@@ -77,7 +77,7 @@ final class StringArrayCoder: TypedCoder<[String]>, @unchecked Sendable {
     }
 }
 
-final class IntArrayCoder: TypedCoder<[Int]>, @unchecked Sendable {
+final class IntArrayCoder: ArrayCoder<Int>, @unchecked Sendable {
     private let element = IntegerCoder<Int>()
 
     override func encode(_ value: [Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
@@ -89,7 +89,7 @@ final class IntArrayCoder: TypedCoder<[Int]>, @unchecked Sendable {
     }
 }
 
-final class DoubleArrayCoder: TypedCoder<[Double]>, @unchecked Sendable {
+final class DoubleArrayCoder: ArrayCoder<Double>, @unchecked Sendable {
     private let element = DoubleCoder()
 
     override func encode(_ value: [Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
@@ -118,7 +118,7 @@ final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Se
 }
 
 /// `NSDictionary`: `{$class, NS.keys: [UID…], NS.objects: [UID…]}`, keys in a stable order.
-final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @unchecked Sendable {
+class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @unchecked Sendable {
     private let keyCoder = CoderCache.global(Key.self)
     private let valueCoder = CoderCache.global(Value.self)
     override var archivedNames: [String] { valueCoder.archivedNames }
@@ -133,9 +133,10 @@ final class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @un
     }
 }
 
-/// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder``'s coding with
-/// both types fixed at compile time (hashing, sorting and collection code specialised for them).
-final class StringToStringCoder: TypedCoder<[String: String]>, @unchecked Sendable {
+/// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder`` (whose names and
+/// kind they inherit) with both types fixed at compile time (hashing, sorting and collection code
+/// specialised for them).
+final class StringToStringCoder: DictionaryCoder<String, String>, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = StringCoder()
 
@@ -148,7 +149,7 @@ final class StringToStringCoder: TypedCoder<[String: String]>, @unchecked Sendab
     }
 }
 
-final class StringToIntCoder: TypedCoder<[String: Int]>, @unchecked Sendable {
+final class StringToIntCoder: DictionaryCoder<String, Int>, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = IntegerCoder<Int>()
 
@@ -161,7 +162,7 @@ final class StringToIntCoder: TypedCoder<[String: Int]>, @unchecked Sendable {
     }
 }
 
-final class StringToDoubleCoder: TypedCoder<[String: Double]>, @unchecked Sendable {
+final class StringToDoubleCoder: DictionaryCoder<String, Double>, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = DoubleCoder()
 
