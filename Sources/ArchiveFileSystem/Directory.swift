@@ -298,6 +298,16 @@ extension Directory {
         return buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + start, $0.count - start) }
     }
 
+    /// One `pread(2)` from `descriptor` at file offset `offset` into `buffer` from position
+    /// `start` to its end (retried when interrupted); what `pread` returns (the byte count, 0 at
+    /// the end of the file, -1 with `errno` set).
+    package static func read(_ descriptor: Int32, into buffer: inout [UInt8], at start: Int, fileOffset offset: Int) -> Int {
+        precondition(start >= 0 && start <= buffer.count && offset >= 0, "read outside the buffer or the file")
+        return buffer.withUnsafeMutableBytes { bytes in
+            retryingInterrupts { pread(descriptor, bytes.baseAddress! + start, bytes.count - start, off_t(offset)) }
+        }
+    }
+
     /// The name of a directory entry `readdir` returned.
     package static func name(of entry: dirent) -> String {
         withUnsafeBytes(of: entry.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }

@@ -197,7 +197,13 @@ private final class ValueReader<Element>: @unchecked Sendable {
 extension ArchiveStore {
     /// Observation watchers alive in this process and the descriptors they hold (for tests).
     package static var observationResources: Int {
-        JournalWatcher.resources.load(ordering: .relaxed)
+        JournalWatcher.resources.withLock { $0.values.reduce(0, +) }
+    }
+
+    /// ``observationResources`` of this store's folder only (for tests that run beside others).
+    package var folderObservationResources: Int {
+        guard let path = (engine as? FileStoreEngine)?.rootPath else { return 0 }
+        return JournalWatcher.resources.withLock { $0[path, default: 0] }
     }
 }
 

@@ -103,19 +103,20 @@ struct ChangeObservationTests {
         let fixture = try StoreFixture()
         let store = fixture.store
         try store.save(0, forKey: "k")
-        let before = ArchiveStore.observationResources
+        // This store's folder only: tests running beside it watch folders of their own.
+        let before = store.folderObservationResources
         var during = 0
         for _ in 0..<20 {
             _ = try await Self.first(1, of: store.values(of: Int.self, forKey: "k"))
             let abandoned = store.changes()  // made and dropped without iterating
-            during = max(during, ArchiveStore.observationResources)
+            during = max(during, store.folderObservationResources)
             _ = abandoned
         }
         // Cancel handlers run on the watchers' queues: give them a moment.
-        var after = ArchiveStore.observationResources
+        var after = store.folderObservationResources
         for _ in 0..<100 where after > before {
             try await Task.sleep(for: .milliseconds(20))
-            after = ArchiveStore.observationResources
+            after = store.folderObservationResources
         }
         #expect(during > before)
         #expect(after == before, "watchers and descriptors before: \(before), after: \(after)")

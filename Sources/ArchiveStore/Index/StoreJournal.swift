@@ -1,5 +1,3 @@
-// Unsafe code in this file: integers are copied out of their own bytes, and the journal is read with pread into a buffer of exactly the bytes asked for.
-
 import ArchiveFileSystem
 import Foundation
 import KeyedArchive
@@ -119,8 +117,9 @@ enum StoreJournal {
         return bytes
     }
 
+    /// Appends `value`'s bytes, least significant first.
     private static func appendInteger<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        for shift in stride(from: 0, to: T.bitWidth, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     /// FNV-1a, 32 bits: enough to tell a torn or overwritten record from a whole one.
@@ -344,9 +343,7 @@ enum StoreJournal {
         var bytes = [UInt8](repeating: 0, count: max(0, count))
         var filled = 0
         while filled < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { buffer in
-                retryingInterrupts { pread(file, buffer.baseAddress! + filled, buffer.count - filled, off_t(start + filled)) }
-            }
+            let read = Directory.read(file, into: &bytes, at: filled, fileOffset: start + filled)
             if read <= 0 { break }
             filled += read
         }

@@ -1,5 +1,3 @@
-// Unsafe code in this file: inotify events are read into a buffer of the exact size given to read(2).
-
 import ArchiveFileSystem
 import Dispatch
 import Synchronization
@@ -26,6 +24,7 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     // @unchecked: every mutable property is touched only on `queue`.
     private let queue = DispatchQueue(label: "ArchiveStore.JournalWatcher")
     private let root: Directory
+    private let rootPath: String
     private let deliver: @Sendable ([StoreJournal.Record]) -> Void
     /// The journal file being read, and how far.
     private var journal: Int32 = -1
@@ -37,18 +36,26 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     #endif
     private var stopped = false
 
-    /// Watchers alive and the descriptors they hold open (their folder's included), in this
-    /// process: what a test checks an ended iteration gave back.
-    static let resources = Atomic<Int>(0)
+    /// By store folder: watchers alive and the descriptors they hold open (their folder's
+    /// included), in this process: what a test checks an ended iteration gave back.
+    static let resources = Mutex<[String: Int]>([:])
 
-    private static func opened(_ descriptor: Int32) -> Int32 {
-        if descriptor >= 0 { resources.add(1, ordering: .relaxed) }
+    /// Counts `change` resources for the folder at `rootPath`.
+    private static func count(_ change: Int, for rootPath: String) {
+        resources.withLock { counts in
+            let total = counts[rootPath, default: 0] + change
+            counts[rootPath] = total == 0 ? nil : total
+        }
+    }
+
+    private static func opened(_ descriptor: Int32, for rootPath: String) -> Int32 {
+        if descriptor >= 0 { count(1, for: rootPath) }
         return descriptor
     }
 
-    private static func close(_ descriptor: Int32) {
+    private static func close(_ descriptor: Int32, for rootPath: String) {
         guard descriptor >= 0 else { return }
-        resources.subtract(1, ordering: .relaxed)
+        count(-1, for: rootPath)
         _ = systemClose(descriptor)
     }
 
@@ -56,8 +63,9 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     /// Nil when the folder cannot be opened or watched.
     init?(rootPath: String, deliver: @escaping @Sendable ([StoreJournal.Record]) -> Void) {
         guard let root = try? Directory.open(path: rootPath) else { return nil }
-        Self.resources.add(1, ordering: .relaxed)  // this watcher, with its folder
+        Self.count(1, for: rootPath)  // this watcher, with its folder
         self.root = root
+        self.rootPath = rootPath
         self.deliver = deliver
         let started: Bool = queue.sync {
             openJournal(atEnd: true)
@@ -72,9 +80,9 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     deinit {
         // Descriptors watched by a dispatch source are closed by its cancel handler.
         #if !canImport(Darwin)
-        Self.close(journal)
+        Self.close(journal, for: rootPath)
         #endif
-        Self.resources.subtract(1, ordering: .relaxed)
+        Self.count(-1, for: rootPath)
     }
 
     /// Stops watching, without waiting: a delivery already under way may still finish.
@@ -104,10 +112,11 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
         journalSource?.cancel()  // its cancel handler closes the old descriptor
         journalSource = nil
         #else
-        Self.close(journal)
+        Self.close(journal, for: rootPath)
         #endif
         journal = Self.opened(
-            retryingInterrupts { openat(root.descriptor, StoreJournal.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
+            retryingInterrupts { openat(root.descriptor, StoreJournal.fileName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) },
+            for: rootPath)
         identity = nil
         offset = StoreJournal.headerSize
         guard journal >= 0 else { return }
@@ -162,7 +171,7 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     /// inotify on the store's folder: an append to the journal (`IN_MODIFY`), a journal linked or
     /// renamed into place (`IN_CREATE`, `IN_MOVED_TO`).
     private func startWatching() -> Bool {
-        notifications = Self.opened(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)))
+        notifications = Self.opened(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), for: rootPath)
         guard notifications >= 0,
             inotify_add_watch(notifications, root.path, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO)) >= 0
         else { return false }
@@ -172,7 +181,7 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
             self?.readNewRecords()
         }
         let descriptor = notifications
-        source.setCancelHandler { Self.close(descriptor) }
+        source.setCancelHandler { [rootPath] in Self.close(descriptor, for: rootPath) }
         sources.append(source)
         source.resume()
         return true
@@ -181,7 +190,7 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
     private func drainNotifications() {
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(notifications, $0.baseAddress!, $0.count) }
+            let count = Directory.read(notifications, into: &buffer, at: 0)
             if count <= 0 { return }
         }
     }
@@ -205,14 +214,14 @@ final class JournalWatcher: StoreWatch, @unchecked Sendable {
         guard journal >= 0 else { return }
         let descriptor = journal
         guard !stopped else {
-            Self.close(descriptor)
+            Self.close(descriptor, for: rootPath)
             journal = -1
             return
         }
         let source = DispatchSource.makeFileSystemObjectSource(
             fileDescriptor: descriptor, eventMask: [.extend, .write, .delete, .rename, .revoke], queue: queue)
         source.setEventHandler { [weak self] in self?.readNewRecords() }
-        source.setCancelHandler { Self.close(descriptor) }
+        source.setCancelHandler { [rootPath] in Self.close(descriptor, for: rootPath) }
         journalSource = source
         source.resume()
     }
