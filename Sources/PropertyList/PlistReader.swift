@@ -1,5 +1,3 @@
-// Unsafe code in this file: the entry points read a caller's buffer only until they return and keep no reference to it.
-
 /// The two encodings of a property list this library reads and writes.
 ///
 /// ```swift
@@ -22,7 +20,7 @@ public enum PlistFormat: Sendable, Hashable, CaseIterable, CustomStringConvertib
             prefix.append(byte)
             if prefix.count == 64 { break }
         }
-        guard let format = prefix.withUnsafeBytes({ Self.detect($0) }) else { return nil }
+        guard let format = Self.detect(prefix) else { return nil }
         self = format
     }
 
@@ -32,19 +30,6 @@ public enum PlistFormat: Sendable, Hashable, CaseIterable, CustomStringConvertib
         case .binary: "binary1"
         case .xml: "xml1"
         }
-    }
-
-    package static func detect(_ bytes: UnsafeRawBufferPointer) -> PlistFormat? {
-        // A binary header, or as much of one as a file cut short holds.
-        let header: [UInt8] = Array("bplist".utf8)
-        if !bytes.isEmpty, bytes.prefix(header.count).elementsEqual(header.prefix(bytes.count)) { return .binary }
-        var i = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
-        if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return .xml }
-        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
-        if i < bytes.count, bytes[i] == UInt8(ascii: "<") { return .xml }
-        if bytes.count >= 2, bytes[1] == UInt8(ascii: "<"), bytes[0] == 0 { return .xml }
-        return nil
     }
 }
 
@@ -87,28 +72,6 @@ public struct PlistReader: Sendable {
     public func readWithFormat(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> (value: PlistValue, format: PlistFormat) {
         try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try readWithFormat(buffer) }
     }
-
-    /// Reads a binary or XML property list held in `buffer`, and says which format it was in.
-    ///
-    /// - Parameter buffer: The whole file, read only until the call returns.
-    /// - Returns: Its value and its format.
-    /// - Throws: The errors of ``read(_:)``.
-    public func readWithFormat(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> (value: PlistValue, format: PlistFormat) {
-        switch PlistFormat.detect(buffer) {
-        case .binary: (try BPlistReader(options: binaryOptions).read(buffer), .binary)
-        case .xml: (try XMLPlistReader(options: xmlOptions).read(buffer), .xml)
-        case nil: throw Self.neither(buffer)
-        }
-    }
-
-    package static func neither(_ buffer: UnsafeRawBufferPointer) -> ArchiveError {
-        buffer.isEmpty
-            ? ArchiveError(.notPropertyList, reason: "the input is empty", byteOffset: 0)
-            : ArchiveError(
-                .notPropertyList,
-                reason: "the input is neither a binary property list (it does not start with \"bplist\") nor an XML one (it does not start with \"<\")",
-                byteOffset: 0)
-    }
 }
 
 extension PlistValue {
@@ -125,17 +88,19 @@ extension PlistValue {
     }
 }
 
-/// Runs `body` with the bytes of `bytes` in one buffer: where they lie when they are held
-/// contiguously (arrays, `Data`), else in a copy. The buffer is valid only inside `body`.
-package func withRawBytes<R>(
-    of bytes: some Sequence<UInt8>, _ body: (UnsafeRawBufferPointer) throws(ArchiveError) -> R
-) throws(ArchiveError) -> R {
-    if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-        Result { () throws(ArchiveError) in try body(UnsafeRawBufferPointer(buffer)) }
-    }) {
-        return try result.get()
+extension PlistFormat {
+    /// The format the first bytes of a file say it is in (see ``init(of:)``).
+    package static func detect(_ bytes: some Collection<UInt8>) -> PlistFormat? {
+        // A binary header, or as much of one as a file cut short holds.
+        let header = Array("bplist".utf8)
+        let start = Array(bytes.prefix(header.count))
+        if !start.isEmpty, start.elementsEqual(header.prefix(start.count)) { return .binary }
+        // UTF-16, with a byte-order mark or (big-endian) without: the XML reader refuses it by name.
+        if start.count >= 2, (start[0] == 0xFE && start[1] == 0xFF) || (start[0] == 0xFF && start[1] == 0xFE) { return .xml }
+        if start.count >= 2, start[0] == 0, start[1] == UInt8(ascii: "<") { return .xml }
+        var text = bytes[...]
+        if start.count >= 3, start[0] == 0xEF, start[1] == 0xBB, start[2] == 0xBF { text = text.dropFirst(3) }
+        let first = text.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        return first == UInt8(ascii: "<") ? .xml : nil
     }
-    return try Array(bytes).withUnsafeBytes { buffer in
-        Result { () throws(ArchiveError) in try body(buffer) }
-    }.get()
 }

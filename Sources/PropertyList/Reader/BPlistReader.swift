@@ -1,5 +1,3 @@
-// Unsafe code in this file: the entry points read a caller's buffer only until they return and keep no reference to it.
-
 /// Reads `bplist00` bytes into a ``PlistValue``, strictly and within bounds.
 ///
 /// The reader checks the whole trailer and every offset-table entry before it reads an
@@ -38,44 +36,10 @@ public struct BPlistReader: Sendable {
     public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
         try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try read(buffer) }
     }
-
-    /// Reads the value at the top of a binary property list held in `buffer`.
-    ///
-    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
-    ///   once it returns.
-    /// - Returns: The top object, with every object it references decoded.
-    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
-    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
-        let document = try options.document(buffer)
-        var materializer = Materializer(document: document, options: options)
-        return try materializer.value(at: document.topObject, depth: 0)
-    }
-}
-
-extension ReadingLimits {
-    /// Runs `body` with `bytes` validated as a document under these limits (valid only inside `body`).
-    package func withDocument<R>(of bytes: [UInt8], _ body: (BPlistDocument) throws(ArchiveError) -> R) throws(ArchiveError) -> R {
-        try bytes.withUnsafeBytes { buffer in
-            Result { () throws(ArchiveError) in try body(try document(buffer)) }
-        }.get()
-    }
-
-    /// Validates `buffer` as a document under these limits.
-    package func document(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> BPlistDocument {
-        guard buffer.count <= maximumArchiveSize else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the input is \(buffer.count) bytes, more than the maximum of \(maximumArchiveSize) (raise maximumArchiveSize to read it)",
-                byteOffset: 0)
-        }
-        return try BPlistDocument(
-            bytes: buffer, maximumObjectCount: maximumObjectCount,
-            maximumStringLength: maximumStringLength, maximumDataLength: maximumDataLength)
-    }
 }
 
 /// Builds `PlistValue`s from a validated document, once per object index.
-private struct Materializer {
+struct Materializer {
     let document: BPlistDocument
     let options: BPlistReader.Options
     /// 0 = not yet read, 1 = being read (on the current path), 2 = done.

@@ -1,5 +1,3 @@
-// Unsafe code in this file: the entry points read a caller's buffer only until they return and keep no reference to it.
-
 /// Reads an XML property list into a ``PlistValue``, strictly and within bounds.
 ///
 /// The reader takes what Apple's writers and Python's `plistlib` write: an optional XML
@@ -49,27 +47,6 @@ public struct XMLPlistReader: Sendable {
     ///   or `.sizeLimit`; each with the line, column and byte offset.
     public func read(_ bytes: some Sequence<UInt8>) throws(ArchiveError) -> PlistValue {
         try withRawBytes(of: bytes) { buffer throws(ArchiveError) in try read(buffer) }
-    }
-
-    /// Reads the value of an XML property list held in `buffer`.
-    ///
-    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
-    ///   once it returns.
-    /// - Returns: The value the `<plist>` element holds.
-    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
-    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
-        guard buffer.count <= options.maximumArchiveSize else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the input is \(buffer.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)",
-                byteOffset: 0)
-        }
-        guard let base = buffer.baseAddress, buffer.count > 0 else {
-            throw ArchiveError(.notPropertyList, reason: "the input is empty", line: 1, column: 1, byteOffset: 0)
-        }
-        var parser = XMLPlistParser(
-            bytes: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count), options: options)
-        return try parser.document()
     }
 }
 

@@ -1,0 +1,103 @@
+// Unsafe code in this file: the entry points that take a caller's buffer read it only until they return and keep no
+// reference to it; a sequence of bytes is read where it lies only inside the call that lends it.
+
+/// The property-list readers' entry points that take raw memory, and the one way a sequence of
+/// bytes becomes raw memory for them.
+
+extension BPlistReader {
+    /// Reads the value at the top of a binary property list held in `buffer`.
+    ///
+    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
+    ///   once it returns.
+    /// - Returns: The top object, with every object it references decoded.
+    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
+    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
+        let document = try options.document(buffer)
+        var materializer = Materializer(document: document, options: options)
+        return try materializer.value(at: document.topObject, depth: 0)
+    }
+}
+
+extension ReadingLimits {
+    /// Runs `body` with `bytes` validated as a document under these limits (valid only inside `body`).
+    package func withDocument<R>(of bytes: [UInt8], _ body: (BPlistDocument) throws(ArchiveError) -> R) throws(ArchiveError) -> R {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) in try body(try document(buffer)) }
+        }.get()
+    }
+
+    /// Validates `buffer` as a document under these limits.
+    package func document(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> BPlistDocument {
+        guard buffer.count <= maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the input is \(buffer.count) bytes, more than the maximum of \(maximumArchiveSize) (raise maximumArchiveSize to read it)",
+                byteOffset: 0)
+        }
+        return try BPlistDocument(
+            bytes: buffer, maximumObjectCount: maximumObjectCount,
+            maximumStringLength: maximumStringLength, maximumDataLength: maximumDataLength)
+    }
+}
+
+extension XMLPlistReader {
+    /// Reads the value of an XML property list held in `buffer`.
+    ///
+    /// - Parameter buffer: The whole file. The reader only reads it, and keeps no reference to it
+    ///   once it returns.
+    /// - Returns: The value the `<plist>` element holds.
+    /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
+    public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
+        guard buffer.count <= options.maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the input is \(buffer.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)",
+                byteOffset: 0)
+        }
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw ArchiveError(.notPropertyList, reason: "the input is empty", line: 1, column: 1, byteOffset: 0)
+        }
+        var parser = XMLPlistParser(
+            bytes: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count), options: options)
+        return try parser.document()
+    }
+}
+
+extension PlistReader {
+    /// Reads a binary or XML property list held in `buffer`, and says which format it was in.
+    ///
+    /// - Parameter buffer: The whole file, read only until the call returns.
+    /// - Returns: Its value and its format.
+    /// - Throws: The errors of ``read(_:)``.
+    public func readWithFormat(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> (value: PlistValue, format: PlistFormat) {
+        switch PlistFormat.detect(buffer) {
+        case .binary: (try BPlistReader(options: binaryOptions).read(buffer), .binary)
+        case .xml: (try XMLPlistReader(options: xmlOptions).read(buffer), .xml)
+        case nil: throw Self.neither(buffer)
+        }
+    }
+
+    package static func neither(_ buffer: UnsafeRawBufferPointer) -> ArchiveError {
+        buffer.isEmpty
+            ? ArchiveError(.notPropertyList, reason: "the input is empty", byteOffset: 0)
+            : ArchiveError(
+                .notPropertyList,
+                reason: "the input is neither a binary property list (it does not start with \"bplist\") nor an XML one (it does not start with \"<\")",
+                byteOffset: 0)
+    }
+}
+
+/// Runs `body` with the bytes of `bytes` in one buffer: where they lie when they are held
+/// contiguously (arrays, `Data`), else in a copy. The buffer is valid only inside `body`.
+package func withRawBytes<R>(
+    of bytes: some Sequence<UInt8>, _ body: (UnsafeRawBufferPointer) throws(ArchiveError) -> R
+) throws(ArchiveError) -> R {
+    if let result = bytes.withContiguousStorageIfAvailable({ buffer in
+        Result { () throws(ArchiveError) in try body(UnsafeRawBufferPointer(buffer)) }
+    }) {
+        return try result.get()
+    }
+    return try Array(bytes).withUnsafeBytes { buffer in
+        Result { () throws(ArchiveError) in try body(buffer) }
+    }.get()
+}
