@@ -29,7 +29,7 @@ public struct XMLPlistReader: Sendable {
 
     /// A reader with the given limits.
     ///
-    /// - Parameter options: The limits to read within; the defaults (``Options/init()``) when omitted.
+    /// - Parameter options: The limits to read within; the defaults (``ReadingLimits/init()``) when omitted.
     public init(options: Options = Options()) {
         self.options = options
     }
