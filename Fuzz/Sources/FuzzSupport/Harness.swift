@@ -108,11 +108,15 @@ public enum Zoo {
         return options
     }
 
-    /// The options of the second decode of a versioned type: newer versions read, a report collected.
+    /// The options of the second decode of a versioned type: newer versions read, a report
+    /// collected, invalid fields kept at their defaults.
     public static var lenientOptions: KeyedUnarchiver.Options {
         var options = Zoo.options
         options.allowsNewerVersions = true
         options.collectsReport = true
+        // Fields that hold `$null` or a value of another kind keep their defaults: the path that
+        // takes back what a refused value decoded runs on every hostile input too.
+        options.keepsDefaultForInvalidFields = true
         return options
     }
 
