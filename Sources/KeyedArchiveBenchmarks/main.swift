@@ -13,7 +13,7 @@ if CommandLine.arguments.dropFirst().first == "store-io" {
 do {
     let settings = try BenchmarkSettings.parse(CommandLine.arguments.dropFirst())
     // Profiling ours alone (`--only ours-…`) leaves out Foundation's contenders and their probes.
-    let workloads = PlistWorkloads.all + KeyedWorkloads.all(foundation: settings.only?.contender != "ours") + MigrationWorkloads.all + StoreWorkloads.all + StoreCacheWorkloads.all
+    let workloads = PlistWorkloads.all + KeyedWorkloads.all(foundation: settings.only?.contender != "ours") + KeyedXMLWorkloads.all + MigrationWorkloads.all + StoreWorkloads.all + StoreCacheWorkloads.all
     exit(Harness(settings: settings, summarizers: [KeyedWorkloads.summarize]).run(workloads))
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
