@@ -18,12 +18,3 @@ extension ArchiveError.Code {
     /// The archiver was used after it finished.
     public static let misuse = Self("misuse")
 }
-
-extension ArchiveError {
-    /// The same error without a byte offset or object index: for errors about an archive read
-    /// from XML through its binary form, whose places in that form would mislead.
-    var withoutBytePlace: ArchiveError {
-        guard byteOffset != nil || objectIndex != nil, line == nil else { return self }
-        return ArchiveError(code, reason: reason, keyPath: keyPath)
-    }
-}

@@ -139,10 +139,7 @@ public final class KeyedArchiver {
             case .failure(let error): throw error
             case nil:
                 do {
-                    var data = try core.finishData(top: top)
-                    if outputFormat == .xml {
-                        data = Data(try XMLPlistWriter().write(try BPlistReader().read(data)))
-                    }
+                    let data = outputFormat == .xml ? try core.finishXML(top: top) : try core.finishData(top: top)
                     finished = .success(data)
                     return data
                 } catch {

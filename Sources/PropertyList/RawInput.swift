@@ -48,18 +48,46 @@ extension XMLPlistReader {
     /// - Returns: The value the `<plist>` element holds.
     /// - Throws: ``ArchiveError``, with the same codes as ``read(_:)-(Sequence<UInt8>)``.
     public func read(_ buffer: UnsafeRawBufferPointer) throws(ArchiveError) -> PlistValue {
-        guard buffer.count <= options.maximumArchiveSize else {
+        try options.parseXML(buffer, into: XMLValueTree()).value
+    }
+}
+
+extension XMLPlistDocument {
+    /// Reads the XML property list held in `buffer` into a table, within `limits`.
+    ///
+    /// - Parameter buffer: The whole file, read only until the call returns.
+    /// - Throws: ``ArchiveError``, with the codes of ``XMLPlistReader/read(_:)-(UnsafeRawBufferPointer)``.
+    package convenience init(reading buffer: UnsafeRawBufferPointer, limits: ReadingLimits) throws(ArchiveError) {
+        self.init(try limits.parseXML(buffer, into: Builder()).builder)
+    }
+}
+
+extension ReadingLimits {
+    /// Parses an XML property list within these limits, handing its values to `builder`.
+    fileprivate func parseXML<Builder: XMLPlistBuilder>(
+        _ buffer: UnsafeRawBufferPointer, into builder: Builder
+    ) throws(ArchiveError) -> (value: Builder.Value, builder: Builder) {
+        guard buffer.count <= maximumArchiveSize else {
             throw ArchiveError(
                 .sizeLimit,
-                reason: "the input is \(buffer.count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)",
+                reason: "the input is \(buffer.count) bytes, more than the maximum of \(maximumArchiveSize) (raise maximumArchiveSize to read it)",
                 byteOffset: 0)
         }
         guard let base = buffer.baseAddress, buffer.count > 0 else {
             throw ArchiveError(.notPropertyList, reason: "the input is empty", line: 1, column: 1, byteOffset: 0)
         }
         var parser = XMLPlistParser(
-            bytes: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count), options: options)
-        return try parser.document()
+            bytes: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count), options: self,
+            builder: builder)
+        let value = try parser.document()
+        return (value, parser.builder)
+    }
+
+    /// The line and column (from 1) of the byte at `offset` of the text in `buffer`, as an XML
+    /// reader's errors give them.
+    package static func lineAndColumn(of offset: Int, inText buffer: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+        guard let base = buffer.baseAddress else { return (1, 1) }
+        return TextPosition.lineAndColumn(of: offset, in: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count))
     }
 }
 

@@ -178,7 +178,7 @@ struct XMLArchiveTests {
         Self.expectSameAnn(try #require(try fresh.load(Person.self, forKey: "ann")))
     }
 
-    @Test("Errors in an XML archive: its text by line and column; past the text, by key path without byte offsets")
+    @Test("Errors in an XML archive carry the line and column of the element where each was found")
     func errors() throws {
         let broken = Data("<?xml version=\"1.0\"?>\n<plist>\n<dict>\n\t<key>$archiver</key>\n\t<string>NSKeyedArchiver</strin>\n".utf8)
         do {
@@ -196,13 +196,84 @@ struct XMLArchiveTests {
             _ = try KeyedUnarchiver(forReadingFrom: Data(text.utf8))
             Issue.record("read an archive of $version 99")
         } catch let error as ArchiveError {
-            #expect(error.code == .invalidArchive && error.byteOffset == nil && error.objectIndex == nil, "\(error)")
+            let place = try Self.place(of: "<integer>99</integer>", in: text)
+            #expect(error.code == .invalidArchive && error.reason == "$version is not the integer 100000", "\(error)")
+            #expect(error.line == place.line && error.column == place.column && error.byteOffset == place.byteOffset, "\(error)")
+            #expect(error.objectIndex == nil, "\(error)")
         }
         do {
             _ = try KeyedUnarchiver.unarchivedObject(ofType: [Int].self, from: try archiver.encodedData)
             Issue.record("decoded a person as [Int]")
         } catch let error as ArchiveError {
-            #expect(error.code == .typeMismatch && error.keyPath == "root" && error.byteOffset == nil, "\(error)")
+            #expect(error.code == .typeMismatch && error.keyPath == "root" && error.line != nil && error.column != nil, "\(error)")
         }
+    }
+
+    struct Player: Archivable, Equatable {
+        var name = ""
+        var age = 0
+    }
+
+    struct Squad: Archivable, Equatable {
+        var title = ""
+        var players: [Player] = []
+    }
+
+    struct League: Archivable, Equatable {
+        var name = ""
+        var squads: [Squad] = []
+    }
+
+    @Test("A wrong value deep inside an XML archive is reported through KeyedUnarchiver with its key path, line and column")
+    func deepError() throws {
+        let league = League(
+            name: "North",
+            squads: (0..<3).map { s in Squad(title: "S\(s)", players: (0..<4).map { Player(name: "P\(s)\($0)", age: 20 + 10 * s + $0) }) })
+        let archiver = KeyedArchiver()
+        archiver.outputFormat = .xml
+        try archiver.encode(league, forKey: "root")
+        let xml = String(decoding: try archiver.encodedData, as: UTF8.self)
+        #expect(try KeyedUnarchiver.unarchivedObject(ofType: League.self, from: Data(xml.utf8)) == league)
+        // Squad 2's player 1 is 41: its age becomes a string.
+        #expect(xml.components(separatedBy: "<integer>41</integer>").count == 2)
+        let text = xml.replacingOccurrences(of: "<integer>41</integer>", with: "<string>forty-one</string>")
+        let place = try Self.place(of: "<string>forty-one</string>", in: text)
+        #expect(place.line > 100)
+        do {
+            _ = try KeyedUnarchiver.unarchivedObject(ofType: League.self, from: Data(text.utf8))
+            Issue.record("decoded a string as an age")
+        } catch let error as ArchiveError {
+            #expect(error.code == .typeMismatch && error.keyPath == "root.squads[2].players[1].age", "\(error)")
+            #expect(error.line == place.line && error.column == place.column && error.byteOffset == place.byteOffset, "\(error)")
+            #expect(error.objectIndex == nil)
+            #expect("\(error)".contains("line \(place.line), column \(place.column)"), "\(error)")
+        }
+        // A reference to no object inside $objects: the UID's own element is named.
+        let objects = try #require(xml.range(of: "<key>$objects</key>"))
+        let uidKey = try #require(xml.range(of: "<key>CF$UID</key>", range: objects.upperBound..<xml.endIndex))
+        let integer = try #require(xml.range(of: "<integer>", range: uidKey.upperBound..<xml.endIndex))
+        var dangling = xml
+        dangling.insert(contentsOf: "9999", at: integer.upperBound)
+        let uidDict = try #require(xml.range(of: "<dict>", options: .backwards, range: objects.upperBound..<uidKey.lowerBound))
+        let uidPlace = Self.place(at: uidDict.lowerBound, in: dangling)
+        do {
+            _ = try KeyedUnarchiver.unarchivedObject(ofType: League.self, from: Data(dangling.utf8))
+            Issue.record("followed a reference out of range")
+        } catch let error as ArchiveError {
+            #expect(error.code == .invalidReference && error.line == uidPlace.line && error.column == uidPlace.column, "\(error)")
+        }
+    }
+
+    /// The line, column (from 1, in characters) and byte offset where `needle` first starts in `text`.
+    static func place(of needle: String, in text: String) throws -> (line: Int, column: Int, byteOffset: Int) {
+        place(at: try #require(text.range(of: needle)).lowerBound, in: text)
+    }
+
+    /// The line, column (from 1, in characters) and byte offset of `index` in `text`.
+    static func place(at index: String.Index, in text: String) -> (line: Int, column: Int, byteOffset: Int) {
+        let before = text[..<index]
+        let line = before.filter { $0 == "\n" }.count + 1
+        let lineStart = before.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+        return (line, text[lineStart..<index].unicodeScalars.count + 1, before.utf8.count)
     }
 }

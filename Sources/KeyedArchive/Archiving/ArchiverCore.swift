@@ -516,6 +516,12 @@ final class ArchiverCore {
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }
 
+    /// The finished archive in XML, written from the table as its binary file would read.
+    func finishXML(top: [(String, Int)]) throws(ArchiveError) -> Data {
+        try close(top: top)
+        return Data(try XMLPlistWriter().write(table))
+    }
+
     /// Resolves conditional references and writes `$objects`, `$top` and the top dictionary.
     private func close(top: [(String, Int)]) throws(ArchiveError) {
         table.fillPendingWithEmptyDictionaries()

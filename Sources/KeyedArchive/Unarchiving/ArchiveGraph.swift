@@ -1,4 +1,5 @@
-// Unsafe code in this file: bytes are read only within the payload ranges the document validated.
+// Unsafe code in this file: bytes are read only within the payload ranges the document validated; an XML archive's
+// text is read only to place an error, within its count.
 
 import Foundation
 @_spi(Reader) import PropertyList
@@ -9,10 +10,14 @@ import Foundation
 /// Everything the unarchiver and the coders learn from an archive goes through this view:
 /// the `$top` entries, what a reference stands for (``Target``: nil, an `$objects` entry by
 /// UID, or a value stored inline), an object's fields by key, its class description, list
-/// elements, and scalars. A validated `bplist00` document (``BPlistDocument``, read in place)
-/// is its one implementation; no other file of this module reads the document. A reference is
-/// an object index of that document; objects are its ``BPlistDocument/Object`` handles, of which
-/// coders use `kind`, `count` and `offset` (for error messages) only.
+/// elements, and scalars. It reads either of the two tables of objects (``PlistObjectTable``) a
+/// property list can be read into: a validated `bplist00` document (``BPlistDocument``, read in
+/// place) or an XML property list read into a table of the same shape (``XMLPlistDocument``), so
+/// an XML archive is decoded as it is, not converted. No other file of this module reads either.
+/// A reference is an object index of the table; objects are its ``BPlistDocument/Object``
+/// handles, of which coders use `kind`, `count` and `offset` (for error messages) only. In an
+/// XML archive an object's offset is where its element starts in the text: ``placed(_:)`` turns
+/// it into the line and column errors carry.
 ///
 /// Reading is bounded as the document is: every index is checked before it is followed. A class,
 /// so that the core and the coders reach it through one reference (a large non-copyable value
@@ -20,7 +25,13 @@ import Foundation
 final class ArchiveGraph {
     typealias Object = BPlistDocument.Object
 
+    /// A binary archive, read in place (a stand-in of no objects for an XML archive).
     @exclusivity(unchecked) private var document: BPlistDocument
+    /// An XML archive's table; nil for a binary archive. Every read of an object goes to this
+    /// table when there is one, else to `document`.
+    private let xml: XMLPlistDocument?
+    /// An XML archive's text (empty for a binary archive), to place its errors.
+    private var text: UnsafeRawBufferPointer
     /// `$objects`: an array whose references, read in place, give the object index of each UID.
     private let objectList: Object
     /// The number of `$objects` entries: UIDs run from 0 to `uidCount - 1`.
@@ -32,26 +43,117 @@ final class ArchiveGraph {
     @exclusivity(unchecked) private var keyIDs: IndexMap
 
     /// Opens the keyed archive in `bytes` (which must outlive the graph, see ``moved(to:)``).
-    init(bytes: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
-        let document = try BPlistDocument(
-            bytes: bytes, maximumObjectCount: options.maximumObjectCount,
-            maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
-        let (objectList, top) = try Self.readTop(document)
-        self.document = document
-        self.objectList = objectList
-        self.top = top
+    /// The archive is XML when `format` says so, else binary.
+    init(bytes: UnsafeRawBufferPointer, format: PlistFormat, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        if format == .xml {
+            let xml = try XMLPlistDocument(reading: bytes, limits: options.readingLimits)
+            do {
+                (objectList, top) = try Self.readTop(xml)
+            } catch {
+                throw Self.placed(error, inText: bytes)
+            }
+            self.xml = xml
+            text = bytes
+            document = BPlistDocument()
+        } else {
+            let document = try BPlistDocument(
+                bytes: bytes, maximumObjectCount: options.maximumObjectCount,
+                maximumStringLength: options.maximumStringLength, maximumDataLength: options.maximumDataLength)
+            (objectList, top) = try Self.readTop(document)
+            self.document = document
+            xml = nil
+            text = UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         keyIDs = IndexMap()
     }
 
-    /// The bytes the graph reads.
-    var bytes: UnsafeRawBufferPointer { document.bytes }
+    /// The bytes the graph reads: the binary file, or the XML text.
+    var bytes: UnsafeRawBufferPointer { xml == nil ? document.bytes : text }
 
     /// Reads from `bytes` from now on: a copy of the bytes it read until now.
     func moved(to bytes: UnsafeRawBufferPointer) {
-        document = document.moved(to: bytes)
+        if xml == nil {
+            document = document.moved(to: bytes)
+        } else {
+            precondition(bytes.count == text.count, "a graph moves only to a copy of its bytes")
+            text = bytes
+        }
     }
 
-    private static func readTop(_ document: BPlistDocument) throws(ArchiveError) -> (Object, [(String, Int)]) {
+    /// `error` with its place in the archive as a reader of the archive sees it: for an XML
+    /// archive, the line and column of the byte offset in the text (the object index, a number
+    /// of the table, is left out); a binary archive's errors are already placed.
+    func placed(_ error: ArchiveError) -> ArchiveError {
+        xml == nil ? error : Self.placed(error, inText: text)
+    }
+
+    private static func placed(_ error: ArchiveError, inText text: UnsafeRawBufferPointer) -> ArchiveError {
+        guard error.line == nil, let offset = error.byteOffset else {
+            return error.objectIndex == nil ? error : ArchiveError(error.code, reason: error.reason, keyPath: error.keyPath)
+        }
+        let (line, column) = ReadingLimits.lineAndColumn(of: offset, inText: text)
+        return ArchiveError(error.code, reason: error.reason, line: line, column: column, byteOffset: offset, keyPath: error.keyPath)
+    }
+
+    // MARK: The table
+
+    // Every read of an object goes through these, which pick the table the archive was read into.
+
+    @inline(__always)
+    private func tableObject(_ index: Int) throws(ArchiveError) -> Object {
+        if let xml { return try xml.object(at: index) }
+        return try document.object(at: index)
+    }
+
+    @inline(__always)
+    private func tableReference(_ container: Object, _ i: Int, index: Int) throws(ArchiveError) -> Int {
+        if let xml { return try xml.reference(container, i, index: index) }
+        return try document.reference(container, i, index: index)
+    }
+
+    @inline(__always)
+    private func tableCheckedReference(_ container: Object, _ i: Int) -> Int {
+        if let xml { return xml.checkedReference(container, i) }
+        return document.checkedReference(container, i)
+    }
+
+    @inline(__always)
+    private func tableUIDValue(at index: Int) -> UInt64? {
+        if let xml { return xml.uidValue(at: index) }
+        return document.uidValue(at: index)
+    }
+
+    @inline(__always)
+    private func tableString(_ object: Object, index: Int) throws(ArchiveError) -> String {
+        if let xml { return try xml.string(object, index: index) }
+        return try document.string(object, index: index)
+    }
+
+    @inline(__always)
+    private func tableOffset(of index: Int) -> Int {
+        if let xml { return xml.offset(of: index) }
+        return document.offset(of: index)
+    }
+
+    @inline(__always)
+    private func tableIntegerBits(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
+        if let xml { return try xml.integerBits(object, index: index) }
+        return try document.integerBits(object, index: index)
+    }
+
+    @inline(__always)
+    private func tableReal(_ object: Object) -> PlistValue {
+        if let xml { return xml.real(object) }
+        return document.real(object)
+    }
+
+    @inline(__always)
+    private func tableDouble(_ object: Object) -> Double {
+        if let xml { return xml.double(object) }
+        return document.double(object)
+    }
+
+    private static func readTop(_ document: some PlistObjectTable) throws(ArchiveError) -> (Object, [(String, Int)]) {
         let rootIndex = document.topObject
         let root = try document.object(at: rootIndex)
         func bad(_ reason: String, _ object: Object? = nil) -> ArchiveError {
@@ -115,48 +217,70 @@ final class ArchiveGraph {
     }
 
     func target(_ reference: Int) throws(ArchiveError) -> Target {
+        if let xml { return try target(reference, in: xml) }
+        return try target(reference, in: document)
+    }
+
+    // The hot reads are written for each table's concrete type, so a binary archive's reads are
+    // compiled as direct calls into its document; `some PlistObjectTable` would go through the
+    // protocol's witness table across the module boundary.
+
+    @inline(__always)
+    private func target(_ reference: Int, in table: BPlistDocument) throws(ArchiveError) -> Target {
         let value: UInt64
-        if let uid = document.uidValue(at: reference) {
+        if let uid = table.uidValue(at: reference) {
             value = uid
         } else {
-            let object = try document.object(at: reference)
+            let object = try table.object(at: reference)
             guard object.kind == .uid else { return .inline(object, index: reference) }
-            value = document.uid(object)
+            value = table.uid(object)
         }
-        guard value < UInt64(uidCount) else {
-            let object = try document.object(at: reference)
-            throw ArchiveError(
-                .invalidReference, reason: "UID \(value) is out of range: $objects has \(uidCount) entries",
-                byteOffset: object.offset, objectIndex: reference)
-        }
+        guard value < UInt64(uidCount) else { throw uidOutOfRange(value, reference: reference) }
         let uid = Int(value)
         if uid == 0 { return .null }
-        let index = document.checkedReference(objectList, uid)
-        return .object(uid: uid, try document.object(at: index), index: index)
+        let index = table.checkedReference(objectList, uid)
+        return .object(uid: uid, try table.object(at: index), index: index)
+    }
+
+    private func target(_ reference: Int, in table: XMLPlistDocument) throws(ArchiveError) -> Target {
+        let object = try table.object(at: reference)
+        guard object.kind == .uid else { return .inline(object, index: reference) }
+        let value = table.uid(object)
+        guard value < UInt64(uidCount) else { throw uidOutOfRange(value, reference: reference) }
+        let uid = Int(value)
+        if uid == 0 { return .null }
+        let index = table.checkedReference(objectList, uid)
+        return .object(uid: uid, try table.object(at: index), index: index)
+    }
+
+    private func uidOutOfRange(_ value: UInt64, reference: Int) -> ArchiveError {
+        ArchiveError(
+            .invalidReference, reason: "UID \(value) is out of range: $objects has \(uidCount) entries",
+            byteOffset: tableOffset(of: reference), objectIndex: reference)
     }
 
     /// What the `$objects` entry `uid` is (nil for 0): for walks over every object.
     func target(uid: Int) throws(ArchiveError) -> Target {
         guard uid > 0, uid < uidCount else { return .null }
-        let index = document.checkedReference(objectList, uid)
-        return .object(uid: uid, try document.object(at: index), index: index)
+        let index = tableCheckedReference(objectList, uid)
+        return .object(uid: uid, try tableObject(index), index: index)
     }
 
     /// The object a reference names itself (a UID object for a reference to `$objects`).
     func object(at reference: Int) throws(ArchiveError) -> Object {
-        try document.object(at: reference)
+        try tableObject(reference)
     }
 
     /// The byte offset of the object a reference names, for error messages.
     func offset(of reference: Int) -> Int? {
-        document.offset(of: reference)
+        tableOffset(of: reference)
     }
 
     /// Whether the reference names a UID (an `$objects` entry or nil) rather than an inline value.
     func isUID(_ reference: Int) throws(ArchiveError) -> Bool {
         // A well-formed UID is recognised from its marker; anything else is decoded to say what it is.
-        if document.uidValue(at: reference) != nil { return true }
-        return try document.object(at: reference).kind == .uid
+        if tableUIDValue(at: reference) != nil { return true }
+        return try tableObject(reference).kind == .uid
     }
 
     // MARK: Fields
@@ -179,8 +303,8 @@ final class ArchiveGraph {
 
     private func value(in dict: Object, index: Int, utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Int? {
         for i in 0..<dict.count {
-            let keyRef = try document.reference(dict, i, index: index)
-            if try keyMatches(keyRef, utf8Key) { return try document.reference(dict, dict.count + i, index: index) }
+            let keyRef = try tableReference(dict, i, index: index)
+            if try keyMatches(keyRef, utf8Key) { return try tableReference(dict, dict.count + i, index: index) }
         }
         return nil
     }
@@ -190,12 +314,24 @@ final class ArchiveGraph {
     /// integer comparison each.
     @inline(__always)
     func value(in dict: ObjectDict, keyID: Int32, hint: inout Int) throws(ArchiveError) -> Int? {
+        if let xml {
+            return try value(in: dict, keyID: keyID, hint: &hint) { i throws(ArchiveError) in try xml.reference(dict.object, i, index: dict.index) }
+        }
+        return try value(in: dict, keyID: keyID, hint: &hint) { i throws(ArchiveError) in
+            try document.reference(dict.object, i, index: dict.index)
+        }
+    }
+
+    @inline(__always)
+    private func value(
+        in dict: ObjectDict, keyID: Int32, hint: inout Int, reference: (Int) throws(ArchiveError) -> Int
+    ) throws(ArchiveError) -> Int? {
         let count = dict.object.count
         var i = hint < count ? hint : 0
         for _ in 0..<count {
-            if try self.keyID(ofObject: try document.reference(dict.object, i, index: dict.index)) == keyID {
+            if try self.keyID(ofObject: try reference(i)) == keyID {
                 hint = i + 1
-                return try document.reference(dict.object, count + i, index: dict.index)
+                return try reference(count + i)
             }
             i = i + 1 == count ? 0 : i + 1
         }
@@ -213,26 +349,27 @@ final class ArchiveGraph {
     }
 
     private func lookUpKeyID(_ index: Int) throws(ArchiveError) -> Int32 {
-        let key = try document.object(at: index)
+        let key = try tableObject(index)
         let count = ArchiveKeyIDs.count
         guard key.kind == .asciiString || key.kind == .utf16String else {
             keyIDs.set(-2 - count, for: index)
             return -1
         }
-        let id = ArchiveKeyIDs.existingID(for: try document.string(key, index: index))
+        let id = ArchiveKeyIDs.existingID(for: try tableString(key, index: index))
         keyIDs.set(id >= 0 ? id : -2 - count, for: index)
         return id
     }
 
     private func keyMatches(_ keyRef: Int, _ utf8Key: UnsafeBufferPointer<UInt8>) throws(ArchiveError) -> Bool {
-        let key = try document.object(at: keyRef)
+        let key = try tableObject(keyRef)
         switch key.kind {
         case .asciiString:
+            // Only a binary document has ASCII string objects: an XML table's strings are Swift strings.
             guard key.count == utf8Key.count else { return false }
             for i in 0..<key.count where document.bytes[key.payload + i] != utf8Key[i] { return false }
             return true
         case .utf16String:
-            return try document.string(key, index: keyRef).utf8.elementsEqual(utf8Key)
+            return try tableString(key, index: keyRef).utf8.elementsEqual(utf8Key)
         default:
             return false
         }
@@ -249,11 +386,11 @@ final class ArchiveGraph {
         var fields: [(key: String, reference: Int)] = []
         fields.reserveCapacity(dict.object.count)
         for i in 0..<dict.object.count {
-            let keyRef = try document.reference(dict.object, i, index: dict.index)
-            let key = try document.object(at: keyRef)
+            let keyRef = try tableReference(dict.object, i, index: dict.index)
+            let key = try tableObject(keyRef)
             guard key.kind == .asciiString || key.kind == .utf16String else { continue }
-            if let user = ArchiveFormat.unescape(try document.string(key, index: keyRef)) {
-                fields.append((user, try document.reference(dict.object, dict.object.count + i, index: dict.index)))
+            if let user = ArchiveFormat.unescape(try tableString(key, index: keyRef)) {
+                fields.append((user, try tableReference(dict.object, dict.object.count + i, index: dict.index)))
             }
         }
         return fields
@@ -263,17 +400,27 @@ final class ArchiveGraph {
     /// up to the first one missing, in one pass over the keys.
     func numberedFields(of dict: ObjectDict, prefix: String) throws(ArchiveError) -> [Int] {
         var slots = [Int](repeating: -1, count: dict.object.count)
-        let prefix = Array(prefix.utf8)
+        let prefixBytes = Array(prefix.utf8)
         for i in 0..<dict.object.count {
-            let keyRef = try document.reference(dict.object, i, index: dict.index)
-            let key = try document.object(at: keyRef)
-            guard key.kind == .asciiString, key.count > prefix.count, key.count <= prefix.count + 18 else { continue }
-            let bytes = UnsafeRawBufferPointer(rebasing: document.bytes[key.payload..<(key.payload + key.count)])
-            guard bytes.prefix(prefix.count).elementsEqual(prefix),
-                let n = Int(String(decoding: bytes.dropFirst(prefix.count), as: UTF8.self)), n >= 0, n < slots.count,
-                slots[n] < 0
-            else { continue }
-            slots[n] = try document.reference(dict.object, dict.object.count + i, index: dict.index)
+            let keyRef = try tableReference(dict.object, i, index: dict.index)
+            let key = try tableObject(keyRef)
+            let number: Int?
+            switch key.kind {
+            case .asciiString:
+                // A binary document's ASCII key, read where it lies.
+                guard key.count > prefixBytes.count, key.count <= prefixBytes.count + 18 else { continue }
+                let bytes = UnsafeRawBufferPointer(rebasing: document.bytes[key.payload..<(key.payload + key.count)])
+                guard bytes.prefix(prefixBytes.count).elementsEqual(prefixBytes) else { continue }
+                number = Int(String(decoding: bytes.dropFirst(prefixBytes.count), as: UTF8.self))
+            case .utf16String:
+                let text = try tableString(key, index: keyRef)
+                guard text.utf8.count <= prefixBytes.count + 18, text.hasPrefix(prefix) else { continue }
+                number = Int(text.dropFirst(prefix.count))
+            default:
+                continue
+            }
+            guard let n = number, n >= 0, n < slots.count, slots[n] < 0 else { continue }
+            slots[n] = try tableReference(dict.object, dict.object.count + i, index: dict.index)
         }
         return Array(slots.prefix { $0 >= 0 })
     }
@@ -291,27 +438,27 @@ final class ArchiveGraph {
         guard let nameRef = try value(in: dict, escapedKey: ArchiveFormat.classNameKey) else {
             throw bad("the class description UID \(uid) has no $classname")
         }
-        let nameObject = try document.object(at: nameRef)
+        let nameObject = try tableObject(nameRef)
         guard nameObject.kind == .asciiString || nameObject.kind == .utf16String else {
             throw bad("$classname of class description UID \(uid) is not a string")
         }
         var classes: [String] = []
         for listKey in [ArchiveFormat.classesKey, ArchiveFormat.classHintsKey] {
             guard let listRef = try value(in: dict, escapedKey: listKey) else { continue }
-            let list = try document.object(at: listRef)
+            let list = try tableObject(listRef)
             guard list.kind == .array else { continue }
             for i in 0..<min(list.count, 64) {
-                let ref = try document.reference(list, i, index: listRef)
-                let element = try document.object(at: ref)
+                let ref = try tableReference(list, i, index: listRef)
+                let element = try tableObject(ref)
                 if element.kind == .asciiString || element.kind == .utf16String {
-                    classes.append(try document.string(element, index: ref))
+                    classes.append(try tableString(element, index: ref))
                 }
             }
         }
         var version = 0
         if let versionRef = try value(in: dict, escapedKey: ArchiveFormat.classVersionKey) {
-            let versionObject = try document.object(at: versionRef)
-            let bits = versionObject.kind == .int ? try document.integerBits(versionObject, index: versionRef) : nil
+            let versionObject = try tableObject(versionRef)
+            let bits = versionObject.kind == .int ? try tableIntegerBits(versionObject, index: versionRef) : nil
             guard let bits, !bits.aboveInt64, Int64(bitPattern: bits.bits) >= 0, Int64(bitPattern: bits.bits) <= Int64(Int32.max) else {
                 let found = bits.map { $0.aboveInt64 ? "\($0.bits)" : "\(Int64(bitPattern: $0.bits))" } ?? Self.describe(versionObject)
                 throw ArchiveError(
@@ -321,7 +468,7 @@ final class ArchiveGraph {
             }
             version = Int(bits.bits)
         }
-        return (try document.string(nameObject, index: nameRef), classes, version)
+        return (try tableString(nameObject, index: nameRef), classes, version)
     }
 
     // MARK: Lists
@@ -336,18 +483,18 @@ final class ArchiveGraph {
     /// The list at `reference`, its elements checked to be UIDs (read them with ``element(_:of:)``).
     /// `key` names the field in errors.
     func referenceList(at reference: Int, key: String) throws(ArchiveError) -> ReferenceList {
-        let list = try document.object(at: reference)
+        let list = try tableObject(reference)
         guard list.kind == .array else {
             throw ArchiveError(
                 .invalidArchive, reason: "\(key) is \(Self.describe(list)), not an array of references",
                 byteOffset: list.offset, objectIndex: reference, keyPath: key)
         }
         for i in 0..<list.count {
-            let element = try document.reference(list, i, index: reference)
+            let element = try tableReference(list, i, index: reference)
             guard try isUID(element) else {
                 throw ArchiveError(
                     .invalidArchive, reason: "element \(i) of \(key) is not a reference (UID)",
-                    byteOffset: document.offset(of: element), objectIndex: element, keyPath: key)
+                    byteOffset: tableOffset(of: element), objectIndex: element, keyPath: key)
             }
         }
         return ReferenceList(list: list, index: reference)
@@ -356,7 +503,7 @@ final class ArchiveGraph {
     /// The reference at position `i` of a checked list.
     @inline(__always)
     func element(_ i: Int, of list: ReferenceList) throws(ArchiveError) -> Int {
-        try document.reference(list.list, i, index: list.index)
+        try tableReference(list.list, i, index: list.index)
     }
 
     // MARK: Scalars
@@ -364,30 +511,32 @@ final class ArchiveGraph {
     /// The 64 bits of an integer object, and whether it is an unsigned value above `Int64.max`.
     @inline(__always)
     func integerBits(_ object: Object, index: Int) throws(ArchiveError) -> (bits: UInt64, aboveInt64: Bool) {
-        try document.integerBits(object, index: index)
+        try tableIntegerBits(object, index: index)
     }
 
     /// An integer object as a plain value (`.int` or, above `Int64.max`, `.uint`).
     func integer(_ object: Object, index: Int) throws(ArchiveError) -> PlistValue {
-        try document.integer(object, index: index)
+        let (bits, aboveInt64) = try tableIntegerBits(object, index: index)
+        return aboveInt64 ? .uint(bits) : .int(Int64(bitPattern: bits))
     }
 
     /// A real object (4 or 8 bytes) as a `Double`.
     @inline(__always)
     func double(_ object: Object) -> Double {
+        if let xml { return xml.double(object) }
         if case .float(let f) = document.real(object) { return Double(f) }
         return document.double(object)
     }
 
     /// A 4-byte real object as the `Float` it was archived from; nil for an 8-byte real.
     func singlePrecision(_ object: Object) -> Float? {
-        if case .float(let f) = document.real(object) { return f }
+        if case .float(let f) = tableReal(object) { return f }
         return nil
     }
 
     /// A date object's seconds since 2001-01-01.
     func date(_ object: Object) -> Double {
-        document.double(object)
+        tableDouble(object)
     }
 
     @inline(__always)
@@ -396,11 +545,12 @@ final class ArchiveGraph {
     }
 
     func string(_ object: Object, index: Int) throws(ArchiveError) -> String {
-        try document.string(object, index: index)
+        try tableString(object, index: index)
     }
 
     func data(_ object: Object) -> Data {
-        Data(UnsafeRawBufferPointer(rebasing: document.bytes[object.payload..<(object.payload + object.count)]))
+        if let xml { return Data(xml.data(object)) }
+        return Data(UnsafeRawBufferPointer(rebasing: document.bytes[object.payload..<(object.payload + object.count)]))
     }
 
     /// What an object is, for error messages ("expected …, found an integer").

@@ -80,7 +80,7 @@ extension UnarchiverCore {
     func referenceList(_ dict: ObjectDict, _ key: String, id: Int32? = nil) throws -> ReferenceList {
         let listRef = try requiredField(dict, key, id: id)
         let list = try graph.referenceList(at: listRef, key: key)
-        try charge(list.count, byteOffset: graph.offset(of: listRef), objectIndex: listRef)
+        try charge(list.count, forObjectAt: listRef)
         return list
     }
 

@@ -66,8 +66,8 @@ final class UnarchiverCore {
     /// Stops the recursion before the current thread's stack runs out; set per top-level decode.
     @exclusivity(unchecked) var stack = StackGuard()
     let options: KeyedUnarchiver.Options
-    /// The format the archive was in. An XML archive is read in its binary form, so errors found
-    /// past its XML syntax carry key paths but no byte offsets (those would be of the binary form).
+    /// The format the archive is in. An XML archive's errors carry the line and column (and byte
+    /// offset) in its text of the element where the problem was found.
     let sourceFormat: PlistFormat
     /// The decode report, when the options collect one.
     let reporter: ReportCollector?
@@ -147,25 +147,9 @@ final class UnarchiverCore {
     private init(reading bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
         self.options = options
         reporter = options.collectsReport ? ReportCollector() : nil
-        if PlistFormat.detect(bytes) == .xml {
-            // An XML archive is read once into its binary form, which the core then owns and reads
-            // as it reads any other.
-            let binary = try Self.binaryForm(ofXML: bytes, options)
-            var converted = RawBuffer<UInt8>()
-            converted.reserve(binary.count)
-            binary.withUnsafeBufferPointer { converted.append(contentsOf: $0) }
-            do {
-                graph = try ArchiveGraph(bytes: UnsafeRawBufferPointer(converted.elements()), options: options)
-            } catch {
-                throw error.withoutBytePlace
-            }
-            self.storage = converted
-            sourceFormat = .xml
-        } else {
-            graph = try ArchiveGraph(bytes: bytes, options: options)
-            self.storage = storage
-            sourceFormat = .binary
-        }
+        sourceFormat = PlistFormat.detect(bytes) == .xml ? .xml : .binary
+        graph = try ArchiveGraph(bytes: bytes, format: sourceFormat, options: options)
+        self.storage = storage
         instances = InstanceColumn(count: graph.uidCount)
         inProgress = UIDSet(count: graph.uidCount)
         decodedOnce = UIDSet(count: graph.uidCount)
@@ -361,19 +345,8 @@ final class UnarchiverCore {
             abandonInstances(from: mark)
             abandonValueCores(from: valueCoreMark)
             if let reportMark { reporter?.report.truncate(to: reportMark) }
-            if sourceFormat == .xml, let error = error as? ArchiveError { throw error.withoutBytePlace }
+            if let error = error as? ArchiveError { throw graph.placed(error) }
             throw error
-        }
-    }
-
-    /// The binary form of an XML archive, read within `options`' limits.
-    private static func binaryForm(ofXML bytes: UnsafeRawBufferPointer, _ options: KeyedUnarchiver.Options) throws(ArchiveError) -> [UInt8] {
-        let value = try XMLPlistReader(options: options.readingLimits).read(bytes)
-        do {
-            return try BPlistWriter().write(value)
-        } catch {
-            // Only UIDs of 2^32 or more are unencodable, and the XML reader makes none.
-            throw ArchiveError(.invalidArchive, reason: "the XML archive cannot be read as a keyed archive: \(error.reason)")
         }
     }
 
@@ -400,7 +373,7 @@ final class UnarchiverCore {
         if decodedCount < options.maximumDecodedObjects {
             decodedCount += 1
         } else {
-            try charge(1, byteOffset: graph.offset(of: reference), objectIndex: reference)
+            try charge(1, forObjectAt: reference)
         }
         if !stack.hasRoom() {
             throw ArchiveError(
@@ -418,6 +391,15 @@ final class UnarchiverCore {
         // `decodedCount` never exceeds the budget, so the room left cannot overflow.
         guard units >= 0, units <= options.maximumDecodedObjects &- decodedCount else {
             throw overBudget(byteOffset: byteOffset, objectIndex: objectIndex)
+        }
+        decodedCount &+= units
+    }
+
+    /// ``charge(_:byteOffset:objectIndex:)`` for work the object at `reference` implies; its
+    /// place is looked up only for the error.
+    func charge(_ units: Int, forObjectAt reference: Int) throws(ArchiveError) {
+        guard units >= 0, units <= options.maximumDecodedObjects &- decodedCount else {
+            throw overBudget(byteOffset: graph.offset(of: reference), objectIndex: reference)
         }
         decodedCount &+= units
     }

@@ -34,6 +34,21 @@
     /// Data objects longer than this many bytes fail with `.sizeLimit`.
     package let maximumDataLength: Int
 
+    /// A document of no objects over no bytes: a stand-in where a holder reads a table of
+    /// another format. Reading any object of it stops the program (no index is in range).
+    package init() {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        objectCount = 0
+        topObject = 0
+        refSize = 1
+        offsetTableOffset = 0
+        offsetSize = 1
+        refShift = 56
+        offsetShift = 56
+        maximumStringLength = 0
+        maximumDataLength = 0
+    }
+
     /// Validates the header, trailer and offset table.
     ///
     /// - Throws: `ArchiveError` with `.notPropertyList` (empty, or not starting as `bplist00`
@@ -220,6 +235,16 @@
         /// Elements for containers, bytes for data and ASCII, code units for UTF-16,
         /// the payload width for ints, reals, dates and UIDs.
         public let count: Int
+
+        /// An object of another table of this shape (``XMLPlistDocument``), whose `payload`
+        /// and `count` that table defines.
+        package init(kind: Kind, marker: UInt8, offset: Int, payload: Int, count: Int) {
+            self.kind = kind
+            self.marker = marker
+            self.offset = offset
+            self.payload = payload
+            self.count = count
+        }
     }
 
     /// The object at `index` with its payload extent checked against the offset table.

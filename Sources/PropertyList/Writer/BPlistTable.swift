@@ -354,6 +354,63 @@ package final class BPlistTable {
         return UnsafeRawBufferPointer(start: at, count: BPlistOutput.encodedSize(at))
     }
 
+    /// The value of the scalar at `index`, read back from its encoding.
+    package func scalarValue(at index: Int) -> PlistValue {
+        let bytes = scalarBytes(at: index)
+        let marker = bytes[0]
+        let low = Int(marker & 0x0F)
+        func word(_ at: Int, _ width: Int) -> UInt64 { BPlistDocument.bigEndian(bytes, at: at, width: width) }
+        switch marker >> 4 {
+        case 0x0:
+            return marker == BPlistFormat.trueMarker ? .bool(true) : marker == BPlistFormat.falseMarker ? .bool(false) : .null
+        case 0x1:
+            // 1, 2 and 4 bytes are unsigned, 8 signed, 16 an unsigned value above Int64.max.
+            let width = 1 << low
+            return width == 16 ? .uint(word(9, 8)) : .int(Int64(bitPattern: word(1, width)))
+        case 0x2:
+            return low == 2 ? .float(Float(bitPattern: UInt32(truncatingIfNeeded: word(1, 4)))) : .real(Double(bitPattern: word(1, 8)))
+        case 0x3:
+            return .date(Double(bitPattern: word(1, 8)))
+        case 0x8:
+            return .uid(word(1, low + 1))
+        default:
+            var count = low
+            var header = 1
+            if low == 15 {
+                let width = 1 << Int(bytes[1] & 0x0F)
+                count = Int(word(2, width))
+                header = 2 + width
+            }
+            switch marker >> 4 {
+            case 0x4: return .data(Array(bytes[header..<(header + count)]))
+            case 0x5: return .string(String(decoding: bytes[header..<(header + count)], as: UTF8.self))
+            default:
+                let units = (0..<count).map { UInt16(bytes[header + 2 * $0]) << 8 | UInt16(bytes[header + 2 * $0 + 1]) }
+                return .string(String(decoding: units, as: UTF16.self))
+            }
+        }
+    }
+
+    /// A reference in a container of the table: an object of the table, or a trailing UID's value.
+    package enum Reference {
+        case object(Int)
+        case uid(UInt64)
+    }
+
+    /// The references of the container at `index` (a dictionary's keys, then its values), and
+    /// whether it is a dictionary; nil for a scalar.
+    package func references(of index: Int) -> (isDictionary: Bool, references: [Reference])? {
+        let entry = kinds[unchecked: index]
+        guard !Self.isScalar(entry), entry != Kind.pending else { return nil }
+        let start = Int(starts[unchecked: index])
+        let count = Int(entry & Kind.countMask)
+        let references = (start..<(start + count)).map { i -> Reference in
+            let reference = refs[unchecked: i]
+            return reference >= UInt32(Self.uidTag) ? .uid(UInt64(Int(reference) - Self.uidTag)) : .object(Int(reference))
+        }
+        return (entry & ~Kind.countMask == Kind.dict, references)
+    }
+
     // MARK: Containers
 
     /// A container under construction: its reserved index and where its references start on the scratch stack.

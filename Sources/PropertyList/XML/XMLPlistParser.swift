@@ -27,7 +27,7 @@ enum XMLPlistTag: UInt8 {
 /// Markup is checked as it is met; text is taken where it lies when it holds no reference or
 /// CDATA section (the common case), and copied into `scratch` with its references replaced
 /// when it does. Positions are byte offsets; a failure turns its offset into a line and column.
-struct XMLPlistParser {
+struct XMLPlistParser<Builder: XMLPlistBuilder> {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let end: Int
     private var position = 0
@@ -35,18 +35,21 @@ struct XMLPlistParser {
     private var valueCount = 0
     private var scratch: [UInt8] = []
     private let stack = StackGuard()
+    /// What the values read become.
+    private(set) var builder: Builder
 
-    init(bytes: UnsafeBufferPointer<UInt8>, options: XMLPlistReader.Options) {
+    init(bytes: UnsafeBufferPointer<UInt8>, options: XMLPlistReader.Options, builder: Builder) {
         self.bytes = bytes
         end = bytes.count
         self.options = options
+        self.builder = builder
     }
 
     // MARK: The document
 
     /// Prolog, the `<plist>` element and its one value, and nothing after it but comments,
     /// processing instructions and white space.
-    mutating func document() throws(ArchiveError) -> PlistValue {
+    mutating func document() throws(ArchiveError) -> Builder.Value {
         if has([0xEF, 0xBB, 0xBF]) {
             position = 3
         } else if end >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
@@ -221,7 +224,7 @@ struct XMLPlistParser {
     // MARK: Values
 
     /// The value whose start tag begins at `position` (a `<` that is not `</`).
-    private mutating func value(depth: Int) throws(ArchiveError) -> PlistValue {
+    private mutating func value(depth: Int) throws(ArchiveError) -> Builder.Value {
         let start = position
         let (tag, isEmpty) = try openTag()
         valueCount += 1
@@ -237,25 +240,26 @@ struct XMLPlistParser {
                     .depthLimit, "containers are nested more than \(options.maximumDepth) deep (raise maximumDepth to read it)", at: start)
             }
             guard stack.hasRoom() else { throw failure(.depthLimit, StackGuard.reason(depth: depth), at: start) }
-            if isEmpty { return tag == .array ? .array([]) : .dict(PlistDictionary()) }
+            if isEmpty { return tag == .array ? builder.end(builder.beginArray(at: start)) : builder.end(builder.beginDict(at: start)) }
             return tag == .array ? try array(depth: depth, openedAt: start) : try dictionary(depth: depth, openedAt: start)
         case .true, .false:
             if !isEmpty {
                 try skipSpace(orComments: true)
                 try closeTag(tag, openedAt: start)
             }
-            return .bool(tag == .true)
+            return builder.scalar(.bool(tag == .true), at: start)
         case .string:
-            return .string(isEmpty ? "" : try string(of: .string, openedAt: start))
+            let text = isEmpty ? "" : try string(of: .string, openedAt: start)
+            return builder.scalar(.string(text), at: start)
         case .key:
             throw failure(.invalidXML, "a <key> stands where a value is expected (keys belong to a <dict>, before their values)", at: start)
         case .integer, .real, .date, .data:
             if isEmpty {
                 guard tag == .data else { throw failure(.invalidXML, "the <\(tag.name)> element is empty", at: start) }
-                return .data([])
+                return builder.scalar(.data([]), at: start)
             }
             let span = try text(of: tag, openedAt: start)
-            return try withBytes(of: span) { (text, textStart) throws(ArchiveError) in
+            let value = try withBytes(of: span) { (text, textStart) throws(ArchiveError) in
                 switch tag {
                 case .integer: try integer(text, at: textStart)
                 case .real: try real(text, at: textStart)
@@ -263,27 +267,29 @@ struct XMLPlistParser {
                 default: try data(text, at: textStart)
                 }
             }
+            return builder.scalar(value, at: start)
         case .plist:
             throw failure(.invalidXML, "a <plist> element stands inside another", at: start)
         }
     }
 
-    private mutating func array(depth: Int, openedAt start: Int) throws(ArchiveError) -> PlistValue {
-        var elements: [PlistValue] = []
+    private mutating func array(depth: Int, openedAt start: Int) throws(ArchiveError) -> Builder.Value {
+        var array = builder.beginArray(at: start)
         while true {
             try skipMisc()
             guard position < end else { throw unclosed(.array, at: start) }
             if has("</") {
                 try closeTag(.array, openedAt: start)
-                return .array(elements)
+                return builder.end(array)
             }
             guard bytes[position] == UInt8(ascii: "<") else { throw strayText(in: .array) }
-            elements.append(try value(depth: depth + 1))
+            let element = try value(depth: depth + 1)
+            builder.append(element, to: &array)
         }
     }
 
-    private mutating func dictionary(depth: Int, openedAt start: Int) throws(ArchiveError) -> PlistValue {
-        var dict = PlistDictionary()
+    private mutating func dictionary(depth: Int, openedAt start: Int) throws(ArchiveError) -> Builder.Value {
+        var dict = builder.beginDict(at: start)
         while true {
             try skipMisc()
             guard position < end else { throw unclosed(.dict, at: start) }
@@ -310,14 +316,11 @@ struct XMLPlistParser {
                 throw failure(.invalidKey, "the key \(Self.quoted(key)) has no value: another <key> follows it", at: keyStart)
             }
             let value = try value(depth: depth + 1)
-            guard dict.appendNew(key: key, value: value) else {
+            guard builder.append(key: key, at: keyStart, value: value, to: &dict) else {
                 throw failure(.invalidKey, "the dictionary has the key \(Self.quoted(key)) twice", at: keyStart)
             }
         }
-        if dict.count == 1, dict.keys[0] == "CF$UID", let number = dict.values[0].uint64Value, number <= UInt64(UInt32.max) {
-            return .uid(number)
-        }
-        return .dict(dict)
+        return builder.end(dict)
     }
 
     // MARK: Tags

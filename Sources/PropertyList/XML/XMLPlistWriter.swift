@@ -67,6 +67,69 @@ public struct XMLPlistWriter: Sendable {
     }
 }
 
+extension XMLPlistWriter {
+    /// Writes the object `top` of a writer's table, and everything it references, as an XML
+    /// property list: the XML of the value its `bplist00` file would hold, written without
+    /// writing that file. A trailing UID is a `CF$UID` dictionary, an object referenced twice is
+    /// written twice, as XML spells values.
+    ///
+    /// - Throws: As ``write(_:)`` throws.
+    package func write(_ table: BPlistTable, top: Int = 0) throws(ArchiveError) -> [UInt8] {
+        var emitter = XMLPlistEmitter(sortsKeys: options.sortsKeys)
+        emitter.output.append(contentsOf: XMLPlistEmitter.header)
+        try emitter.emit(table, reference: .object(top), level: 0, path: "root")
+        emitter.output.append(contentsOf: "</plist>\n".utf8)
+        return emitter.output
+    }
+}
+
+extension XMLPlistEmitter {
+    mutating func emit(
+        _ table: BPlistTable, reference: BPlistTable.Reference, level: Int, path: @autoclosure () -> String
+    ) throws(ArchiveError) {
+        guard case .object(let index) = reference else {
+            if case .uid(let value) = reference { try emit(.uid(value), level: level, path: path()) }
+            return
+        }
+        guard let (isDictionary, references) = table.references(of: index) else {
+            try emit(table.scalarValue(at: index), level: level, path: path())
+            return
+        }
+        indent(level)
+        if references.isEmpty {
+            append(isDictionary ? "<dict/>\n" : "<array/>\n")
+            return
+        }
+        try checkStack(path())
+        guard isDictionary else {
+            append("<array>\n")
+            for (i, element) in references.enumerated() {
+                try emit(table, reference: element, level: level + 1, path: path() + "[\(i)]")
+            }
+            indent(level)
+            append("</array>\n")
+            return
+        }
+        append("<dict>\n")
+        let count = references.count / 2
+        let keys = references[..<count].map { key -> String in
+            guard case .object(let index) = key, case .string(let text) = table.scalarValue(at: index) else { return "" }
+            return text
+        }
+        let order = sortsKeys ? KeyOrder.sorted(keys) : nil
+        for k in 0..<count {
+            let i = order?[k] ?? k
+            indent(level + 1)
+            append("<key>")
+            appendEscaped(keys[i])
+            append("</key>\n")
+            try emit(table, reference: references[count + i], level: level + 1, path: path() + "." + keys[i])
+        }
+        indent(level)
+        append("</dict>\n")
+    }
+}
+
 /// The state of one XML write: the output so far.
 struct XMLPlistEmitter {
     static let header: [UInt8] = Array(
