@@ -56,9 +56,6 @@ struct MutableFieldAddress {
         MutableFieldAddress(pointer: pointer + offset)
     }
 
-    /// The same address, for reading.
-    var readable: FieldAddress { FieldAddress(pointer: pointer) }
-
     /// Assigns `value` to the initialised value of type `T` that lies here.
     @inline(__always)
     func assign<T>(_ value: T, as type: T.Type = T.self) {
