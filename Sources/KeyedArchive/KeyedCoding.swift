@@ -153,20 +153,20 @@ extension OptionalCoder: AbsentAsNil {
 }
 
 /// `KeyedCoding` types: a coded object whose fields the type writes itself.
-final class KeyedCodingCoder<K: KeyedCoding>: TypedCoder<K>, @unchecked Sendable {
+final class KeyedCodingCoder<K: KeyedCoding>: TypeCoder, @unchecked Sendable {
     private let name = K.archiveClassName ?? defaultClassName(of: K.self)
     private let versioning = TypeVersioning.of(K.self)
-    override var className: String? { name }
-    override var legacyClassNames: [String] { K.archiveLegacyClassNames }
+    var className: String? { name }
+    var legacyClassNames: [String] { K.archiveLegacyClassNames }
 
-    override func encode(_ value: K, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: K, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try versioning.checkVersion()
         return try archiver.encodeObject(value, className: name, version: versioning.version, allowsCycles: false) { _ in
             try value.encode(with: KeyedEncodingCoder(core: archiver))
         }
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> K {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> K {
         try unarchiver.decodeObject(
             reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning, registersEarly: false
         ) { coded, _ in

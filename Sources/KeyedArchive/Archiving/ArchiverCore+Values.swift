@@ -1,7 +1,3 @@
-// Unsafe code in this file: List elements are read through their array's own buffer, for the length of that buffer;
-// dictionary entries are sorted in a temporary allocation that is initialised, used and
-// deinitialised within one scope.
-
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -47,7 +43,7 @@ extension ArchiverCore {
     ) throws -> Int {
         var instance: AnyObject?
         if T.self is AnyClass {
-            let object = unsafeBitCast(value, to: AnyObject.self)
+            let object = asObject(value)
             let dynamicType: AnyObject.Type = type(of: object)
             if ObjectIdentifier(dynamicType) != ObjectIdentifier(T.self) {
                 return try coders.coder(for: dynamicType).encodeAny(value, inline: false, self)
@@ -105,16 +101,14 @@ extension ArchiverCore {
         do {
             let list = beginList()
             // An index loop: a generic `enumerated()` iterator costs hundreds of instructions per element.
-            try elements.withUnsafeBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
+            try elements.withBorrowedElements { elements in
                 if E.self == String.self {
                     // Strings are added where they lie, without a copy (and its retain and release) each.
-                    let strings = UnsafeRawPointer(base).assumingMemoryBound(to: String.self)
-                    for i in 0..<buffer.count { append(string(at: strings + i), to: list) }
+                    for i in 0..<elements.count { append(string(at: elements.address(at: i)), to: list) }
                     return
                 }
-                for i in 0..<buffer.count {
-                    append(try withKeyPath("[\(i)]") { try coder.encodeElement(at: base + i, self) }, to: list)
+                for i in 0..<elements.count {
+                    append(try withKeyPath("[\(i)]") { try coder.encodeElement(at: elements.address(at: i), self) }, to: list)
                 }
             }
             appendField(wellKnownKey(&wellKnown.objectsKey, ArchiveFormat.objectsField), value: endList(list))
@@ -134,9 +128,9 @@ extension ArchiverCore {
     /// anything else by the bytes it archives to on its own.
     func canonicalOrder<E>(_ elements: [E]) throws -> [E] {
         if E.self == String.self {
-            return unsafeBitCast(unsafeBitCast(elements, to: [String].self).sorted(by: utf8Precedes), to: [E].self)
+            return sameType(sameType(elements, as: [String].self).sorted(by: utf8Precedes), as: [E].self)
         }
-        if E.self == Int.self { return unsafeBitCast(unsafeBitCast(elements, to: [Int].self).sorted(), to: [E].self) }
+        if E.self == Int.self { return sameType(sameType(elements, as: [Int].self).sorted(), as: [E].self) }
         return try canonicalPermutation(of: elements).map { elements[$0] }
     }
 
@@ -185,30 +179,23 @@ extension ArchiverCore {
                 throw ArchiveError(.invalidArchive, reason: "the dictionary has the key \(decodedNull) twice")
             }
             let entries = try canonicalOrder(entries: value.map { (key: $0.key, value: $0.value) })
-            return try entries.withUnsafeBufferPointer { entries in
+            return try entries.withBorrowedElements { entries in
                 try encodeDictionary(entries: entries, keyCoder: keyCoder, valueCoder: valueCoder)
             }
         }
-        return try withUnsafeTemporaryAllocation(of: (key: Key, value: Value).self, capacity: value.count) { buffer in
-            var filled = buffer.startIndex
-            for entry in value {
-                buffer.initializeElement(at: filled, to: entry)
-                filled += 1
+        if Key.self == String.self {
+            return try withSortedEntries(of: value, by: { utf8Precedes(sameType($0, as: String.self), sameType($1, as: String.self)) }) {
+                try encodeDictionary(entries: $0, keyCoder: keyCoder, valueCoder: valueCoder)
             }
-            let entries = UnsafeMutableBufferPointer(rebasing: buffer[..<filled])
-            defer { entries.deinitialize() }
-            if Key.self == String.self {
-                sortEntries(entries) { utf8Precedes(unsafeBitCast($0, to: String.self), unsafeBitCast($1, to: String.self)) }
-            } else {
-                sortEntries(entries) { unsafeBitCast($0, to: Int.self) < unsafeBitCast($1, to: Int.self) }
-            }
-            return try encodeDictionary(entries: UnsafeBufferPointer(entries), keyCoder: keyCoder, valueCoder: valueCoder)
+        }
+        return try withSortedEntries(of: value, by: { sameType($0, as: Int.self) < sameType($1, as: Int.self) }) {
+            try encodeDictionary(entries: $0, keyCoder: keyCoder, valueCoder: valueCoder)
         }
     }
 
     /// Writes an `NSDictionary` object of `entries`, in their order.
     private func encodeDictionary<Key, Value>(
-        entries: UnsafeBufferPointer<(key: Key, value: Value)>, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
+        entries: BorrowedElements<(key: Key, value: Value)>, keyCoder: TypedCoder<Key>, valueCoder: TypedCoder<Value>
     ) throws -> Int {
         try enterNesting()
         defer { depth -= 1 }
@@ -239,45 +226,6 @@ extension ArchiverCore {
     func encodeDynamic(_ value: Any, inline: Bool) throws -> Int {
         if value is NSNull { return foundationObject(className: ArchiveFormat.nullClass, fields: []) }
         return try coders.coder(for: type(of: value)).encodeAny(value, inline: inline, self)
-    }
-}
-
-/// Whether `a` sorts before `b` by their UTF-8 bytes (the canonical order of string keys and set elements).
-@inline(__always)
-func utf8Precedes(_ a: String, _ b: String) -> Bool {
-    // Native strings (and small ones) lend their UTF-8 without a copy; others are made contiguous.
-    if let inPlace = a.utf8.withContiguousStorageIfAvailable({ x in b.utf8.withContiguousStorageIfAvailable { y in bytesPrecede(x, y) } }),
-        let result = inPlace
-    {
-        return result
-    }
-    var a = a
-    var b = b
-    return a.withUTF8 { x in b.withUTF8 { y in bytesPrecede(x, y) } }
-}
-
-@inline(__always)
-private func bytesPrecede(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
-    let common = min(x.count, y.count)
-    let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-    return order != 0 ? order < 0 : x.count < y.count
-}
-
-/// Sorts `entries` by key with `precedes`: an insertion sort for the few entries most archived
-/// dictionaries hold (no closure context, no scratch buffer), the standard sort beyond that.
-@inline(__always)
-func sortEntries<Key, Value>(_ entries: UnsafeMutableBufferPointer<(key: Key, value: Value)>, by precedes: (Key, Key) -> Bool) {
-    guard entries.count <= 16 else {
-        var entries = entries
-        entries.sort { precedes($0.key, $1.key) }
-        return
-    }
-    for i in entries.indices.dropFirst() {
-        var j = i
-        while j > 0, precedes(entries[j].key, entries[j - 1].key) {
-            entries.swapAt(j, j - 1)
-            j -= 1
-        }
     }
 }
 

@@ -1,6 +1,3 @@
-// Unsafe code in this file: a string is added where it lies (a field or an element, through a pointer valid for the
-// call); layout keys are read unchecked only at positions `fieldKeyStart(of:)` handed out.
-
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization
@@ -33,7 +30,7 @@ final class ArchiverCore {
     /// Per reflection layout (by ``FieldLayout/number``): where its field keys' table indices
     /// start in `layoutKeys`, and its class description UID (-1 until made), once per archive.
     @exclusivity(unchecked) private var layoutStates: [(keyStart: Int, classUID: Int)] = []
-    @exclusivity(unchecked) private var layoutKeys: [Int] = []
+    @exclusivity(unchecked) private var layoutKeys = RawBuffer<Int>()
     /// Table indices of Foundation's field keys and UIDs of its class descriptions, made on first use (-1 before).
     @exclusivity(unchecked) var wellKnown = WellKnown()
     struct WellKnown {
@@ -158,7 +155,7 @@ final class ArchiverCore {
     /// The table index of a layout's field key (see ``fieldKeyStart(of:)``).
     @inline(__always)
     func layoutKey(_ position: Int) -> Int {
-        layoutKeys.withUnsafeBufferPointer { $0[position] }
+        layoutKeys[unchecked: position]
     }
 
     /// The UID of `layout`'s class description, under the name chosen for `type` if one was.
@@ -232,7 +229,7 @@ final class ArchiverCore {
     func string(_ value: String) -> Int { rawReference(table.add(string: value)) }
 
     /// ``string(_:)`` for a string read where it lies (a field or an element), without copying it.
-    func string(at pointer: UnsafePointer<String>) -> Int { rawReference(table.add(stringAt: pointer)) }
+    func string(at field: FieldAddress) -> Int { rawReference(table.add(stringAt: field)) }
 
     /// The key of a field, as the user wrote it (escaped here), for ``addEscapedField(_:value:)``.
     @inline(__always)
@@ -369,9 +366,8 @@ final class ArchiverCore {
         currentFieldStart = frame.outerFieldStart
         currentFrameUID = frame.outerUID
         if openConditionals.isEmpty || openConditionals[openConditionals.count - 1].frame != frame.uid {
-            table.setDict(
-                at: frame.slot, firstKey: classKeyIndex, firstValue: classReference,
-                keys: fields.keys(from: frame.fieldStart), values: fields.values(from: frame.fieldStart))
+            fields.writeDictionary(
+                to: table, at: frame.slot, firstKey: classKeyIndex, firstValue: classReference, from: frame.fieldStart)
             fields.truncate(to: frame.fieldStart)
         } else {
             let keys = [classKeyIndex] + fields.keys(from: frame.fieldStart)

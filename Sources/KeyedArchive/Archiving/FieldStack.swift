@@ -1,6 +1,3 @@
-// Unsafe code in this file: the views `keys(from:)` and `values(from:)` hand out are valid until the stack next
-// changes, and the archiver uses them before that.
-
 @_spi(Reader) import PropertyList
 
 /// The key and value references of the objects being written, innermost object's last.
@@ -47,11 +44,21 @@ struct FieldStack: ~Copyable {
         valueRefs[unchecked: position] = value
     }
 
-    func keys(from start: Int) -> UnsafeBufferPointer<Int> {
-        keyRefs.elements(from: start)
+    /// Writes the fields from `start` on into `table` as the dictionary at `index`, after
+    /// `firstKey` and `firstValue`.
+    func writeDictionary(to table: BPlistTable, at index: Int, firstKey: Int, firstValue: Int, from start: Int) {
+        table.setDict(
+            at: index, firstKey: firstKey, firstValue: firstValue, keys: keyRefs.elements(from: start),
+            values: valueRefs.elements(from: start))
     }
 
-    func values(from start: Int) -> UnsafeBufferPointer<Int> {
-        valueRefs.elements(from: start)
+    /// The keys of the fields from `start` on.
+    func keys(from start: Int) -> [Int] {
+        Array(keyRefs.elements(from: start))
+    }
+
+    /// The values of the fields from `start` on.
+    func values(from start: Int) -> [Int] {
+        Array(valueRefs.elements(from: start))
     }
 }

@@ -36,22 +36,21 @@ import Foundation
 /// whether there is an object at all) is known only once `encode(to:)` asks for one; the encoder
 /// does the same steps (subclass dispatch, identity, cycle check, depth) around it. Decoding a
 /// coded object of the type's class goes through `decodeObject`.
-final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable after init
+final class CodableCoder<T>: TypeCoder, @unchecked Sendable {  // immutable after init
     private let name = defaultClassName(of: T.self)
     /// `$classes`: the name, superclass names, `NSObject`.
     private let classes: [String]
-    private let encoding: EncodingWitness<T>?
-    private let decoding: DecodingWitness<T>?
+    private let encoding: (any EncodingWitness<T>)?
+    private let decoding: (any DecodingWitness<T>)?
     private let isClass = T.self is AnyClass
     private let versioning = TypeVersioning.of(T.self)
 
-    override var className: String? { name }
+    var className: String? { name }
 
-    override init() {
-        encoding = EncodingWitness<T>.make()
-        decoding = DecodingWitness<T>.make()
+    init() {
+        encoding = makeEncodingWitness(T.self)
+        decoding = makeDecodingWitness(T.self)
         classes = Self.classChain(name)
-        super.init()
     }
 
     private static func classChain(_ name: String) -> [String] {
@@ -67,7 +66,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
 
     // MARK: Encoding
 
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try encode(value, inline: inline, archiver, path: .root)
     }
 
@@ -120,7 +119,7 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
 
     // MARK: Decoding
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         try decode(reference, unarchiver, path: .root)
     }
 
@@ -173,43 +172,47 @@ final class CodableCoder<T>: TypedCoder<T>, @unchecked Sendable {  // immutable 
     }
 }
 
-/// Calls `encode(to:)` on a `T` known to be `Encodable` only at run time, without boxing the value.
-class EncodingWitness<T> {
-    func encode(_ value: T, to encoder: CodableEncoder) throws {
-        fatalError("abstract")
-    }
+/// Calls `encode(to:)` on a `Value` known to be `Encodable` only at run time, without boxing the value.
+protocol EncodingWitness<Value>: Sendable {
+    /// The type whose `encode(to:)` is called.
+    associatedtype Value
 
-    /// The witness of `T`, or nil if `T` is not `Encodable`.
-    static func make() -> EncodingWitness<T>? {
-        guard let type = T.self as? any Encodable.Type else { return nil }
-        func open<E: Encodable>(_: E.Type) -> AnyObject { EncodableWitness<E>() }
-        // `E` is `T`, so the object is an `EncodingWitness<T>`.
-        return (open(type) as! EncodingWitness<T>)
-    }
+    /// Calls `value.encode(to: encoder)`.
+    func encode(_ value: Value, to encoder: CodableEncoder) throws
 }
 
-private final class EncodableWitness<E: Encodable>: EncodingWitness<E> {
-    override func encode(_ value: E, to encoder: CodableEncoder) throws {
+/// The witness of `T`, or nil if `T` is not `Encodable`.
+private func makeEncodingWitness<T>(_: T.Type) -> (any EncodingWitness<T>)? {
+    guard let type = T.self as? any Encodable.Type else { return nil }
+    func open<E: Encodable>(_: E.Type) -> any EncodingWitness { EncodableWitness<E>() }
+    // `E` is `T`, so the witness is an `EncodingWitness<T>`.
+    return (open(type) as! any EncodingWitness<T>)
+}
+
+private struct EncodableWitness<E: Encodable>: EncodingWitness {
+    func encode(_ value: E, to encoder: CodableEncoder) throws {
         try value.encode(to: encoder)
     }
 }
 
-/// Calls `init(from:)` on a `T` known to be `Decodable` only at run time.
-class DecodingWitness<T> {
-    func decode(from decoder: CodableDecoder) throws -> T {
-        fatalError("abstract")
-    }
+/// Calls `init(from:)` on a `Value` known to be `Decodable` only at run time.
+protocol DecodingWitness<Value>: Sendable {
+    /// The type whose `init(from:)` is called.
+    associatedtype Value
 
-    /// The witness of `T`, or nil if `T` is not `Decodable`.
-    static func make() -> DecodingWitness<T>? {
-        guard let type = T.self as? any Decodable.Type else { return nil }
-        func open<D: Decodable>(_: D.Type) -> AnyObject { DecodableWitness<D>() }
-        return (open(type) as! DecodingWitness<T>)
-    }
+    /// Calls `Value(from: decoder)`.
+    func decode(from decoder: CodableDecoder) throws -> Value
 }
 
-private final class DecodableWitness<D: Decodable>: DecodingWitness<D> {
-    override func decode(from decoder: CodableDecoder) throws -> D {
+/// The witness of `T`, or nil if `T` is not `Decodable`.
+private func makeDecodingWitness<T>(_: T.Type) -> (any DecodingWitness<T>)? {
+    guard let type = T.self as? any Decodable.Type else { return nil }
+    func open<D: Decodable>(_: D.Type) -> any DecodingWitness { DecodableWitness<D>() }
+    return (open(type) as! any DecodingWitness<T>)
+}
+
+private struct DecodableWitness<D: Decodable>: DecodingWitness {
+    func decode(from decoder: CodableDecoder) throws -> D {
         try D(from: decoder)
     }
 }

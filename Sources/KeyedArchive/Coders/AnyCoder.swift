@@ -5,13 +5,13 @@ import Foundation
 /// property-list values the way `JSONSerialization` gives them (Int, Double, Bool, String,
 /// Data, Date, URL, UUID, `[Any]`, `[String: Any]`, `Set<AnyHashable>`, `NSNull`), or as a
 /// registered or mapped type for any other class name.
-final class AnyCoder<T>: TypedCoder<T>, @unchecked Sendable {
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class AnyCoder<T>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let unwrapped: Any = (value as? AnyHashable)?.base ?? value
         return try archiver.encodeDynamic(unwrapped, inline: inline)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let value = try unarchiver.decodeAny(reference)
         if T.self == AnyHashable.self {
             guard let hashable = value as? AnyHashable else { throw unarchiver.mismatch("a hashable value", reference) }

@@ -117,11 +117,11 @@ extension Dimension {
 /// and so on, with `NS.symbol` and, for dimensions, `NS.converter`: linear, with `NS.coefficient`
 /// and `NS.constant`, or reciprocal, with `NS.reciprocal`).
 extension Measurement: ArchiveContainer {
-    static func makeCoder() -> TypeCoder { MeasurementCoder<UnitType>() }
+    static func makeCoder() -> any TypeCoder { MeasurementCoder<UnitType>() }
 }
 
-final class MeasurementCoder<U: Unit>: TypedCoder<Measurement<U>>, @unchecked Sendable {
-    override func encode(_ value: Measurement<U>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class MeasurementCoder<U: Unit>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Measurement<U>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let unit = try archiver.unitObject(value.unit)
         let frame = archiver.beginObject()
         archiver.addField(ArchiveFormat.measurementValueField, value: archiver.real(value.value, inline: true))
@@ -130,7 +130,7 @@ final class MeasurementCoder<U: Unit>: TypedCoder<Measurement<U>>, @unchecked Se
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Measurement<U> {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Measurement<U> {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.measurementClass]) { dict in
             let value = try unarchiver.field(dict, ArchiveFormat.measurementValueField, DoubleCoder())
             let unit = try withKeyPath(ArchiveFormat.measurementUnitField) {
@@ -263,8 +263,8 @@ extension UnarchiverCore {
 
 /// `NSCountedSet`: `NS.count` elements as `NS.object<i>` (objects, never inline, as Foundation
 /// reads them), each with its count as `NS.count<i>`.
-final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class CountedSetCoder<T>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let set = value as! NSCountedSet
         return try archiver.foundationInstance(set, typeName: ArchiveFormat.countedSetClass) {
             // Elements of any kind: a decoded set holds Swift values (an NSRange, a string) as well as objects.
@@ -278,7 +278,7 @@ final class CountedSetCoder<T>: TypedCoder<T>, @unchecked Sendable {
         }
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.countedSetClass], expected: "a counted set")
         // One set per archived object, however often it is referenced, as Foundation's unarchiver gives.
         let set = try unarchiver.reusingValue(of: dict, as: NSCountedSet.self, keepsFirst: true) { try unarchiver.decodingValue(dict) { try unarchiver.countedSet(dict) } }
@@ -325,8 +325,8 @@ extension UnarchiverCore {
 /// Decoding reads and checks everything into an ``ArchivedAttributedString`` first; Foundation's
 /// class is built from it only for a field of that class (Foundation on Linux leaks every one it
 /// builds), with the work charged to the decoding budget before it is done.
-final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class AttributedStringCoder<T>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         if let archived = value as? ArchivedAttributedString {
             let (name, classes, fields) = try archiver.attributedStringFields(archived)
             return archiver.foundationObject(className: name, classes: classes, fields: fields)
@@ -337,7 +337,7 @@ final class AttributedStringCoder<T>: TypedCoder<T>, @unchecked Sendable {
         }
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let (archived, dict) = try unarchiver.archivedAttributedString(reference)
         if let value = archived as? T { return value }
         // One object per archived object, however often it is referenced, as Foundation's unarchiver gives.
@@ -462,8 +462,8 @@ extension UnarchiverCore {
 // MARK: Notification
 
 /// `Notification` as `NSNotification`: `NS.name`, `NS.object` and `NS.userinfo`.
-final class NotificationCoder: TypedCoder<Notification>, @unchecked Sendable {
-    override func encode(_ value: Notification, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class NotificationCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Notification, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         var fields = [(ArchiveFormat.nameField, archiver.string(value.name.rawValue))]
         if let object = value.object {
             fields.append((ArchiveFormat.notificationObjectField, try withKeyPath(ArchiveFormat.notificationObjectField) { try archiver.encodeDynamic(object, inline: false) }))
@@ -476,7 +476,7 @@ final class NotificationCoder: TypedCoder<Notification>, @unchecked Sendable {
         return archiver.foundationObject(className: ArchiveFormat.notificationClass, fields: fields)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Notification {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Notification {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.notificationClass], expected: "a notification")
         return try unarchiver.decodingValue(dict) {
             let name = try unarchiver.field(dict, ArchiveFormat.nameField, StringCoder())

@@ -160,8 +160,8 @@ extension UnarchiverCore {
 
 /// `IndexSet` as `NSIndexSet`: `NSRangeCount`; one range as `NSLocation` and `NSLength`, more
 /// (or none) as `NSRangeData`, each range's location and length packed.
-final class IndexSetCoder: TypedCoder<IndexSet>, @unchecked Sendable {
-    override func encode(_ value: IndexSet, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class IndexSetCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: IndexSet, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let ranges = value.rangeView
         let frame = archiver.beginObject()
         archiver.addField(ArchiveFormat.rangeCountField, value: archiver.integer(Int64(ranges.count), inline: true))
@@ -180,7 +180,7 @@ final class IndexSetCoder: TypedCoder<IndexSet>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexSet {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexSet {
         try unarchiver.decodeAppleLayout(reference, classes: ArchiveFormat.indexSetClasses) { dict in
             let count = try unarchiver.field(dict, ArchiveFormat.rangeCountField, IntegerCoder<Int>())
             guard count >= 0 else { throw unarchiver.invalid(dict, "NSRangeCount \(count) is negative") }
@@ -223,8 +223,8 @@ final class IndexSetCoder: TypedCoder<IndexSet>, @unchecked Sendable {
 
 /// `IndexPath` as `NSIndexPath`: `NSIndexPathLength`; one index as `NSIndexPathValue`, more as
 /// `NSIndexPathData`, packed.
-final class IndexPathCoder: TypedCoder<IndexPath>, @unchecked Sendable {
-    override func encode(_ value: IndexPath, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class IndexPathCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: IndexPath, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let frame = archiver.beginObject()
         archiver.addField(ArchiveFormat.indexPathLengthField, value: archiver.integer(Int64(value.count), inline: true))
         if value.count == 1 {
@@ -239,7 +239,7 @@ final class IndexPathCoder: TypedCoder<IndexPath>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexPath {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> IndexPath {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.indexPathClass]) { dict in
             let length = try unarchiver.field(dict, ArchiveFormat.indexPathLengthField, IntegerCoder<Int>())
             guard length >= 0 else { throw unarchiver.invalid(dict, "NSIndexPathLength \(length) is negative") }
@@ -257,12 +257,12 @@ final class IndexPathCoder: TypedCoder<IndexPath>, @unchecked Sendable {
 // MARK: Locale, TimeZone, Calendar
 
 /// `Locale` as `NSLocale`: its identifier (`NS.identifier`).
-final class LocaleCoder: TypedCoder<Locale>, @unchecked Sendable {
-    override func encode(_ value: Locale, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class LocaleCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Locale, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.foundationObject(className: ArchiveFormat.localeClass, fields: [(ArchiveFormat.identifierField, archiver.string(value.identifier))])
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Locale {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Locale {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.localeClass]) { dict in
             Locale(identifier: try unarchiver.field(dict, ArchiveFormat.identifierField, StringCoder()))
         }
@@ -272,15 +272,15 @@ final class LocaleCoder: TypedCoder<Locale>, @unchecked Sendable {
 /// `TimeZone` as `NSTimeZone`: its name (`NS.name`) and its TZif rules (`NS.data`; empty for a
 /// fixed offset), which Foundation reads a name it does not know from. Reading here takes the
 /// name only (`Europe/Paris`, `GMT+0100`): rules from an archive are never parsed.
-final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
-    override func encode(_ value: TimeZone, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class TimeZoneCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: TimeZone, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let rules = (value as NSTimeZone).data
         return archiver.foundationObject(
             className: ArchiveFormat.timeZoneClass,
             fields: [(ArchiveFormat.nameField, archiver.string(value.identifier)), (ArchiveFormat.dataField, archiver.data([UInt8](rules), inline: false))])
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> TimeZone {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> TimeZone {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.timeZoneClass]) { dict in
             let name = try unarchiver.field(dict, ArchiveFormat.nameField, StringCoder())
             // The archived rules are not parsed: a name this platform does not know is refused.
@@ -295,11 +295,11 @@ final class TimeZoneCoder: TypedCoder<TimeZone>, @unchecked Sendable {
 /// `Calendar` as `NSCalendar`: `NS.identifier` (`gregorian`, `iso8601`, …), `NS.locale`,
 /// `NS.timezone`, `NS.firstwkdy`, `NS.mindays`, and for the Gregorian calendar the date it
 /// starts (`NS.gstartdate`, always 15 October 1582 here: Calendar has no way to change it).
-final class CalendarCoder: TypedCoder<Calendar>, @unchecked Sendable {
+final class CalendarCoder: TypeCoder, @unchecked Sendable {
     /// 1582-10-15T00:00:00Z.
     static let gregorianStart = Date(timeIntervalSinceReferenceDate: -13_197_600_000)
 
-    override func encode(_ value: Calendar, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: Calendar, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let identifier = (value as NSCalendar).calendarIdentifier.rawValue
         let frame = archiver.beginObject()
         archiver.addField(ArchiveFormat.identifierField, value: archiver.string(identifier))
@@ -316,7 +316,7 @@ final class CalendarCoder: TypedCoder<Calendar>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Calendar {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Calendar {
         try unarchiver.decodeAppleLayout(reference, classes: [ArchiveFormat.calendarClass]) { dict in
             let identifier = try unarchiver.field(dict, ArchiveFormat.identifierField, StringCoder())
             guard let made = NSCalendar(identifier: NSCalendar.Identifier(rawValue: identifier)) else {
@@ -343,12 +343,12 @@ final class CalendarCoder: TypedCoder<Calendar>, @unchecked Sendable {
 // MARK: NSValue
 
 /// `NSRange` as an `NSValue` range: `NS.special` 4, `NS.rangeval.location`, `NS.rangeval.length`.
-final class NSRangeCoder: TypedCoder<NSRange>, @unchecked Sendable {
-    override func encode(_ value: NSRange, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class NSRangeCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: NSRange, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.rangeValue(location: value.location, length: value.length)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> NSRange {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> NSRange {
         guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<NSRange>().decode(reference, unarchiver)
         }
@@ -359,13 +359,13 @@ final class NSRangeCoder: TypedCoder<NSRange>, @unchecked Sendable {
 
 /// `Range<Int>` as an `NSValue` range (location and length). NSRange's location is unsigned in
 /// Apple's Foundation, so a range reaching below zero keeps the `Codable` layout.
-final class IntRangeCoder: TypedCoder<Range<Int>>, @unchecked Sendable {
-    override func encode(_ value: Range<Int>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class IntRangeCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Range<Int>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard value.lowerBound >= 0 else { return try CodableCoder<Range<Int>>().encode(value, inline: inline, archiver) }
         return archiver.rangeValue(location: value.lowerBound, length: value.count)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Range<Int> {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Range<Int> {
         guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<Range<Int>>().decode(reference, unarchiver)
         }
@@ -450,7 +450,7 @@ extension UnarchiverCore {
 /// `CGPoint`, `CGSize` and `CGRect` as `NSValue`s: `NS.special` 1, 2 or 3 and the geometry as a
 /// string, `{x, y}`, `{width, height}` or `{{x, y}, {width, height}}`. A value with a NaN or an
 /// infinity, which the string cannot carry, keeps the `Codable` layout.
-final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
+final class GeometryCoder<T>: TypeCoder, @unchecked Sendable {
     private static var kind: SpecialValueKind {
         T.self == CGPoint.self ? .point : T.self == CGSize.self ? .size : .rect
     }
@@ -462,7 +462,7 @@ final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
         }
     }
 
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let numbers: [Double] =
             switch value {
             case let point as CGPoint: [Double(point.x), Double(point.y)]
@@ -480,7 +480,7 @@ final class GeometryCoder<T>: TypedCoder<T>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         guard let dict = try unarchiver.object(reference, ofClassIn: [ArchiveFormat.valueClass]) else {
             return try CodableCoder<T>().decode(reference, unarchiver)
         }

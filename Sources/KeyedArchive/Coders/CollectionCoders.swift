@@ -2,11 +2,11 @@ import Foundation
 @_spi(Reader) import PropertyList
 
 extension Optional: ArchiveContainer {
-    static func makeCoder() -> TypeCoder { OptionalCoder<Wrapped>() }
+    static func makeCoder() -> any TypeCoder { OptionalCoder<Wrapped>() }
 }
 
 extension Array: ArchiveContainer {
-    static func makeCoder() -> TypeCoder {
+    static func makeCoder() -> any TypeCoder {
         // The commonest element types get coders compiled for them (no generic code per element).
         if Element.self == String.self { return StringArrayCoder() }
         if Element.self == Int.self { return IntArrayCoder() }
@@ -16,11 +16,11 @@ extension Array: ArchiveContainer {
 }
 
 extension Set: ArchiveContainer {
-    static func makeCoder() -> TypeCoder { SetCoder<Element>() }
+    static func makeCoder() -> any TypeCoder { SetCoder<Element>() }
 }
 
 extension Dictionary: ArchiveContainer {
-    static func makeCoder() -> TypeCoder {
+    static func makeCoder() -> any TypeCoder {
         if Key.self == String.self {
             if Value.self == String.self { return StringToStringCoder() }
             if Value.self == Int.self { return StringToIntCoder() }
@@ -31,17 +31,17 @@ extension Dictionary: ArchiveContainer {
 }
 
 /// `nil` is a UID pointing at `$null`; a value is coded as the wrapped type.
-final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
+final class OptionalCoder<Wrapped>: TypeCoder, @unchecked Sendable {
     private let wrapped = CoderCache.global(Wrapped.self)
-    override var archivedNames: [String] { wrapped.archivedNames }
-    override var archivedCollection: ArchivedCollection? { wrapped.archivedCollection }
+    var archivedNames: [String] { wrapped.archivedNames }
+    var archivedCollection: ArchivedCollection? { wrapped.archivedCollection }
 
-    override func encode(_ value: Wrapped?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: Wrapped?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard let value else { return archiver.nullReference }
         return try wrapped.encode(value, inline: inline, archiver)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Wrapped? {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Wrapped? {
         if case .null = try unarchiver.target(reference) { return nil }
         return try wrapped.decode(reference, unarchiver)
     }
@@ -49,128 +49,134 @@ final class OptionalCoder<Wrapped>: TypedCoder<Wrapped?>, @unchecked Sendable {
 
 
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
-class ArrayCoder<Element>: TypedCoder<[Element]>, @unchecked Sendable {
+final class ArrayCoder<Element>: TypeCoder, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
-    override var archivedNames: [String] { element.archivedNames }
-    override var archivedCollection: ArchivedCollection? { .list }
+    var archivedNames: [String] { element.archivedNames }
+    var archivedCollection: ArchivedCollection? { .list }
 
-    override func encode(_ value: [Element], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [Element], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(value, coder: element)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Element] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Element] {
         try unarchiver.decodeList(reference, coder: element)
     }
 }
 
-/// `[String]`, `[Int]` and `[Double]`: ``ArrayCoder`` (whose names and kind they inherit), with
-/// the element type fixed at compile time so the list code is specialised for it.
-final class StringArrayCoder: ArrayCoder<String>, @unchecked Sendable {
+/// `[String]`, `[Int]` and `[Double]`: ``ArrayCoder`` with the element type fixed at compile time,
+/// so the list code is specialised for it. Their elements are archived under no class name.
+final class StringArrayCoder: TypeCoder, @unchecked Sendable {
     private let element = StringCoder()
+    var archivedCollection: ArchivedCollection? { .list }
 
-    override func encode(_ value: [String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(value, coder: element)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String] {
         try unarchiver.decodeList(reference, coder: element)
     }
 }
 
-final class IntArrayCoder: ArrayCoder<Int>, @unchecked Sendable {
+final class IntArrayCoder: TypeCoder, @unchecked Sendable {
     private let element = IntegerCoder<Int>()
+    var archivedCollection: ArchivedCollection? { .list }
 
-    override func encode(_ value: [Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(value, coder: element)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Int] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Int] {
         try unarchiver.decodeList(reference, coder: element)
     }
 }
 
-final class DoubleArrayCoder: ArrayCoder<Double>, @unchecked Sendable {
+final class DoubleArrayCoder: TypeCoder, @unchecked Sendable {
     private let element = DoubleCoder()
+    var archivedCollection: ArchivedCollection? { .list }
 
-    override func encode(_ value: [Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(value, coder: element)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Double] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Double] {
         try unarchiver.decodeList(reference, coder: element)
     }
 }
 
 /// `NSSet`: `{$class, NS.objects: [UID…]}`, elements in a stable order.
-final class SetCoder<Element: Hashable>: TypedCoder<Set<Element>>, @unchecked Sendable {
+final class SetCoder<Element: Hashable>: TypeCoder, @unchecked Sendable {
     private let element = CoderCache.global(Element.self)
-    override var archivedNames: [String] { element.archivedNames }
-    override var archivedCollection: ArchivedCollection? { .list }
+    var archivedNames: [String] { element.archivedNames }
+    var archivedCollection: ArchivedCollection? { .list }
     private let list = CoderCache.global([Element].self)
 
-    override func encode(_ value: Set<Element>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: Set<Element>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeList(try archiver.canonicalOrder(Array(value)), coder: element, asSet: true)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Set<Element> {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Set<Element> {
         Set(try list.decode(reference, unarchiver))
     }
 }
 
 /// `NSDictionary`: `{$class, NS.keys: [UID…], NS.objects: [UID…]}`, keys in a stable order.
-class DictionaryCoder<Key: Hashable, Value>: TypedCoder<[Key: Value]>, @unchecked Sendable {
+final class DictionaryCoder<Key: Hashable, Value>: TypeCoder, @unchecked Sendable {
     private let keyCoder = CoderCache.global(Key.self)
     private let valueCoder = CoderCache.global(Value.self)
-    override var archivedNames: [String] { valueCoder.archivedNames }
-    override var archivedCollection: ArchivedCollection? { .dictionary }
+    var archivedNames: [String] { valueCoder.archivedNames }
+    var archivedCollection: ArchivedCollection? { .dictionary }
 
-    override func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [Key: Value], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Key: Value] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [Key: Value] {
         try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 }
 
-/// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder`` (whose names and
-/// kind they inherit) with both types fixed at compile time (hashing, sorting and collection code
-/// specialised for them).
-final class StringToStringCoder: DictionaryCoder<String, String>, @unchecked Sendable {
+/// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder`` with both types
+/// fixed at compile time (hashing, sorting and collection code specialised for them). Their values
+/// are archived under no class name.
+final class StringToStringCoder: TypeCoder, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = StringCoder()
+    var archivedCollection: ArchivedCollection? { .dictionary }
 
-    override func encode(_ value: [String: String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [String: String], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: String] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: String] {
         try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 }
 
-final class StringToIntCoder: DictionaryCoder<String, Int>, @unchecked Sendable {
+final class StringToIntCoder: TypeCoder, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = IntegerCoder<Int>()
+    var archivedCollection: ArchivedCollection? { .dictionary }
 
-    override func encode(_ value: [String: Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [String: Int], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Int] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Int] {
         try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 }
 
-final class StringToDoubleCoder: DictionaryCoder<String, Double>, @unchecked Sendable {
+final class StringToDoubleCoder: TypeCoder, @unchecked Sendable {
     private let keyCoder = StringCoder()
     private let valueCoder = DoubleCoder()
+    var archivedCollection: ArchivedCollection? { .dictionary }
 
-    override func encode(_ value: [String: Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: [String: Double], inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.encodeDictionary(value, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Double] {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> [String: Double] {
         try unarchiver.decodeDictionary(reference, keyCoder: keyCoder, valueCoder: valueCoder)
     }
 }

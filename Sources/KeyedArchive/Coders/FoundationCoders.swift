@@ -32,14 +32,14 @@ enum FoundationFamily {
 private let numberBooleanClass: AnyClass = type(of: NSNumber(value: true))
 
 /// A Foundation object (`T` is `NSNumber`, `NSMutableString`, …) coded through its Swift value.
-final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
+final class FoundationObjectCoder<T>: TypeCoder, @unchecked Sendable {
     private let family: FoundationFamily
 
     init(_ family: FoundationFamily) {
         self.family = family
     }
 
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let object = value as AnyObject
         switch family {
         case .number:
@@ -96,7 +96,7 @@ final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
         }
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let object: AnyObject
         switch family {
         case .decimalNumber:
@@ -147,10 +147,10 @@ final class FoundationObjectCoder<T>: TypedCoder<T>, @unchecked Sendable {
 /// `Decimal` in `NSDecimalNumber`'s layout: `NS.exponent`, `NS.length` (mantissa words in use),
 /// `NS.negative`, `NS.compact`, `NS.mantissa.bo` (1: little-endian words) and `NS.mantissa`
 /// (16 bytes: eight 16-bit words, least significant first). A NaN has length 0 and is negative.
-final class DecimalCoder: TypedCoder<Decimal>, @unchecked Sendable {
+final class DecimalCoder: TypeCoder, @unchecked Sendable {
     static let classes = [ArchiveFormat.decimalNumberClass, "NSNumber", "NSValue", ArchiveFormat.rootClass]
 
-    override func encode(_ value: Decimal, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: Decimal, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         var mantissa: UInt128 = 0
         var exponent = 0
         if !value.isNaN && !value.isZero {
@@ -184,7 +184,7 @@ final class DecimalCoder: TypedCoder<Decimal>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Decimal {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Decimal {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.decimalNumberClass], expected: "a decimal number")
         func field<V>(_ key: String, _ coder: TypedCoder<V>) throws -> V {
             try withKeyPath(key) { try coder.decode(try unarchiver.requiredField(dict, key), unarchiver) }

@@ -1,10 +1,8 @@
-// Unsafe code in this file: `unsafeBitCast` of an `Int` to `I` only where `I.self == Int.self`.
-
 import Foundation
 @_spi(Reader) import PropertyList
 
 /// The coder of a property-list or Foundation value type, or nil if `type` is not one.
-func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
+func primitiveCoder<T>(for type: T.Type) -> (any TypeCoder)? {
     switch type {
     case is String.Type: StringCoder()
     case is Bool.Type: BoolCoder()
@@ -51,35 +49,35 @@ func primitiveCoder<T>(for type: T.Type) -> TypeCoder? {
 
 /// A Foundation object (`NSNotification`, `NSIndexSet`, …) archived as the Swift value it bridges
 /// to, by that value's coder; decoded as that value, bridged back.
-final class BridgedObjectCoder<T, Value>: TypedCoder<T>, @unchecked Sendable {  // immutable
+final class BridgedObjectCoder<T, Value>: TypeCoder, @unchecked Sendable {  // immutable
     private let valueCoder: TypedCoder<Value>
 
     init(_ valueCoder: TypedCoder<Value>) {
         self.valueCoder = valueCoder
     }
 
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard let bridged = value as? Value else {
             throw ArchiveError(.notArchivable, reason: "\(String(reflecting: type(of: value))) does not bridge to \(String(reflecting: Value.self)), so it has no archived layout")
         }
         return try valueCoder.encode(bridged, inline: inline, archiver)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         let value = try valueCoder.decode(reference, unarchiver)
         guard let object = (value as AnyObject) as? T else { throw unarchiver.mismatch(String(reflecting: T.self), reference) }
         return object
     }
 }
 
-final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendable {
-    override func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class IntegerCoder<I: FixedWidthInteger>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         I.isSigned ? archiver.integer(Int64(value), inline: inline) : archiver.unsignedInteger(UInt64(value), inline: inline)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> I {
         // `Int` (by far the commonest) through code compiled for it; this method is generic code.
-        if I.self == Int.self { return unsafeBitCast(try IntegerCoder<Int>.decodeValue(reference, unarchiver), to: I.self) }
+        if I.self == Int.self { return sameType(try IntegerCoder<Int>.decodeValue(reference, unarchiver), as: I.self) }
         return try Self.decodeValue(reference, unarchiver)
     }
 
@@ -111,12 +109,12 @@ final class IntegerCoder<I: FixedWidthInteger>: TypedCoder<I>, @unchecked Sendab
     }
 }
 
-final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
-    override func encode(_ value: Bool, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class BoolCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Bool, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.boolean(value, inline: inline)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Bool {
         try Self.decodeValue(reference, unarchiver)
     }
 
@@ -127,12 +125,12 @@ final class BoolCoder: TypedCoder<Bool>, @unchecked Sendable {
     }
 }
 
-final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
-    override func encode(_ value: Double, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class DoubleCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Double, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.real(value, inline: inline)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Double {
         try Self.decodeValue(reference, unarchiver)
     }
 
@@ -153,12 +151,12 @@ final class DoubleCoder: TypedCoder<Double>, @unchecked Sendable {
     }
 }
 
-final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
-    override func encode(_ value: Float, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class FloatCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Float, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.float(value, inline: inline)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Float {
         let value = try DoubleCoder.decodeValue(reference, unarchiver)
         let narrowed = Float(value)
         guard narrowed.isFinite || !value.isFinite else {
@@ -170,12 +168,12 @@ final class FloatCoder: TypedCoder<Float>, @unchecked Sendable {
     }
 }
 
-final class StringCoder: TypedCoder<String>, @unchecked Sendable {
-    override func encode(_ value: String, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class StringCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: String, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.string(value)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> String {
         try Self.decodeValue(reference, unarchiver)
     }
 
@@ -205,12 +203,12 @@ final class StringCoder: TypedCoder<String>, @unchecked Sendable {
     }
 }
 
-final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
-    override func encode(_ value: Data, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class DataCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Data, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.data([UInt8](value), inline: false)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Data {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Data {
         let (object, index) = try unarchiver.scalar(reference, expected: "data")
         switch object.kind {
         case .data:
@@ -235,8 +233,8 @@ final class DataCoder: TypedCoder<Data>, @unchecked Sendable {
     }
 }
 
-final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
-    override func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class DateCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         // The time, the object, then its key: the order the objects have always been added in.
         let time = archiver.real(value.timeIntervalSinceReferenceDate, inline: true)
         let frame = archiver.beginObject()
@@ -245,7 +243,7 @@ final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
         return archiver.uid(frame.uid)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Date {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Date {
         if case .object(_, let object, _) = try unarchiver.target(reference), object.kind == .date {
             return Date(timeIntervalSinceReferenceDate: unarchiver.graph.date(object))
         }
@@ -255,15 +253,15 @@ final class DateCoder: TypedCoder<Date>, @unchecked Sendable {
     }
 }
 
-final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
-    override func encode(_ value: URL, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class URLCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: URL, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let base = try value.baseURL.map { try encode($0, inline: false, archiver) } ?? archiver.nullReference
         return archiver.foundationObject(
             className: ArchiveFormat.urlClass,
             fields: [(ArchiveFormat.baseField, base), (ArchiveFormat.relativeField, archiver.string(value.relativeString))])
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> URL {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> URL {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.urlClass], expected: "a URL")
         try unarchiver.enter(dict.index)
         defer { unarchiver.leave() }
@@ -281,15 +279,15 @@ final class URLCoder: TypedCoder<URL>, @unchecked Sendable {
     }
 }
 
-final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
-    override func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class UUIDCoder: TypeCoder, @unchecked Sendable {
+    func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let u = value.uuid
         let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
         return archiver.foundationObject(
             className: ArchiveFormat.uuidClass, fields: [(ArchiveFormat.uuidBytesField, archiver.data(bytes, inline: true))])
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> UUID {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> UUID {
         let dict = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.uuidClass], expected: "a UUID")
         let bytes = try withKeyPath(ArchiveFormat.uuidBytesField) {
             try DataCoder().decode(try unarchiver.requiredField(dict, ArchiveFormat.uuidBytesField), unarchiver)
@@ -313,12 +311,12 @@ final class UUIDCoder: TypedCoder<UUID>, @unchecked Sendable {
 /// it appears. (On Apple platforms `NSNull()` is this kind of singleton already.)
 let decodedNull = NSNull()
 
-final class NullCoder<T>: TypedCoder<T>, @unchecked Sendable {
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class NullCoder<T>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.foundationObject(className: ArchiveFormat.nullClass, fields: [])
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
         _ = try unarchiver.foundationObject(reference, classes: [ArchiveFormat.nullClass], expected: "NSNull")
         guard let null = decodedNull as? T else { throw unarchiver.mismatch("\(T.self)", reference) }
         return null
@@ -326,12 +324,12 @@ final class NullCoder<T>: TypedCoder<T>, @unchecked Sendable {
 }
 
 /// Enums and other `RawRepresentable` types whose raw value is a property-list value.
-final class RawRepresentableCoder<R: RawRepresentable>: TypedCoder<R>, @unchecked Sendable {
-    override func encode(_ value: R, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+final class RawRepresentableCoder<R: RawRepresentable>: TypeCoder, @unchecked Sendable {
+    func encode(_ value: R, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.coders.typed(R.RawValue.self).encode(value.rawValue, inline: inline, archiver)
     }
 
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> R {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> R {
         let raw = try unarchiver.coders.typed(R.RawValue.self).decode(reference, unarchiver)
         guard let value = R(rawValue: raw) else {
             throw ArchiveError(

@@ -1,119 +1,129 @@
-// Unsafe code in this file: the field entry points take a field's address from its reflection layout, which says the
-// field holds a value of the coder's own type; nothing else is read or written through it.
-
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization
 
-/// How one Swift type is archived and unarchived. One instance per type, made once and cached.
+/// How one Swift type, `Coded`, is archived and unarchived. One instance per type, made once and cached.
 ///
-/// The base class is the untyped entry point used where only a field's `Any.Type` is known
-/// (reflection reads and writes fields through raw pointers); ``TypedCoder`` is the typed one.
-/// Coders hold no mutable state, so they are shared between archivers and threads.
-class TypeCoder: @unchecked Sendable {  // immutable after init
+/// Held as `any TypeCoder` where only a field's `Any.Type` is known (reflection reads and writes
+/// fields at their addresses through the field entry points), and as ``TypedCoder`` where the type
+/// is known. Coders hold no mutable state, so they are shared between archivers and threads.
+///
+/// A coder implements ``encode(_:inline:_:)`` and ``decode(_:_:)``; the extensions give every
+/// other requirement its usual meaning in their terms.
+protocol TypeCoder<Coded>: AnyObject, Sendable {
+    /// The type this coder archives.
+    associatedtype Coded
+
     /// The class name this type is archived under, if it is archived as a coded object.
-    var className: String? { nil }
+    var className: String? { get }
 
     /// Earlier class names read as this type (`archiveLegacyClassNames`).
-    var legacyClassNames: [String] { [] }
+    var legacyClassNames: [String] { get }
 
     /// The class names of the coded objects a value of this type is made of at its top: its own
     /// name and earlier names, or, for an Optional or a collection, its elements'.
-    var archivedNames: [String] { className.map { [$0] + legacyClassNames } ?? [] }
+    var archivedNames: [String] { get }
 
     /// For a collection type (or an Optional of one), the kind of Foundation collection it is
     /// archived as; nil for anything else.
-    var archivedCollection: ArchivedCollection? { nil }
+    var archivedCollection: ArchivedCollection? { get }
 
-    /// Encodes the value stored at `pointer` as a field (scalars inline); returns the table index to store.
-    func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
-        fatalError("abstract")
-    }
+    /// Encodes `value`; `inline` allows scalars to be stored in place of a UID (inside object fields).
+    func encode(_ value: Coded, inline: Bool, _ archiver: ArchiverCore) throws -> Int
 
-    /// Decodes `reference` and assigns it to the initialised value at `pointer`.
-    func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
-        fatalError("abstract")
-    }
+    /// Decodes the value a reference (a UID, or an inline scalar) stands for.
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Coded
+
+    /// Encodes the collection element at `element` (never inline); coders of structs write the
+    /// element from where it lies instead of copying it out.
+    func encodeElement(at element: FieldAddress, _ archiver: ArchiverCore) throws -> Int
+
+    /// Encodes the value of the field at `field` (scalars inline); returns the table index to store.
+    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int
+
+    /// Decodes `reference` and assigns it to the initialised field at `field`.
+    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws
 
     /// Assigns a value a migration set (``ArchivedObject/set(_:forKey:)``) to the initialised
-    /// field at `pointer`, read as this coder's type.
-    func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
-        fatalError("abstract")
-    }
+    /// field at `field`.
+    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws
 
-    /// Encodes a value given as `Any` whose dynamic type is this coder's type.
-    func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        fatalError("abstract")
-    }
+    /// Assigns the field at `source` to the initialised field at `field`, both fields this coder
+    /// codes. Weak and unowned fields are left as they are: they hold no strong reference.
+    func copyField(from source: FieldAddress, to field: MutableFieldAddress)
 
-    /// Decodes `reference` as this coder's type, boxed.
-    func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
-        fatalError("abstract")
-    }
+    /// Encodes a value given as `Any` whose dynamic type is `Coded`.
+    func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int
 
-    /// Assigns the value at `source` to the initialised value at `pointer`, both fields of this
-    /// coder's type. Weak and unowned fields (whose coders derive from this class directly) are
-    /// left as they are: they hold no strong reference.
-    func copyField(from source: UnsafeRawPointer, to pointer: UnsafeMutableRawPointer) {}
+    /// Decodes `reference` as `Coded`, boxed.
+    func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any
+
+    /// This coder as the typed coder of `type`, which must be `Coded`.
+    func typed<T>(as type: T.Type) -> TypedCoder<T>
 
     /// Lets go of what a failed decode stored in `instances`, which this coder's type created
     /// and the failure keeps from ever being handed out; see ``UnarchiverCore/abandonInstances(from:)``.
     /// Only coders that fill a class instance's fields themselves (reflection) have anything to do.
-    func resetDecodedFields(of instances: [AnyObject]) {}
+    func resetDecodedFields(of instances: [AnyObject])
 }
 
-/// The typed coder of `T`.
-class TypedCoder<T>: TypeCoder, @unchecked Sendable {
-    /// Encodes `value`; `inline` allows scalars to be stored in place of a UID (inside object fields).
-    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        fatalError("abstract")
+/// The coder of `T`, held without knowing its class.
+typealias TypedCoder<T> = any TypeCoder<T>
+
+extension TypeCoder {
+    var className: String? { nil }
+
+    var legacyClassNames: [String] { [] }
+
+    var archivedNames: [String] { className.map { [$0] + legacyClassNames } ?? [] }
+
+    var archivedCollection: ArchivedCollection? { nil }
+
+    func encodeElement(at element: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
+        try encode(element.load(as: Coded.self), inline: false, archiver)
     }
 
-    /// Decodes the value a reference (a UID, or an inline scalar) stands for.
-    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T {
-        fatalError("abstract")
+    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
+        try encode(field.load(as: Coded.self), inline: true, archiver)
     }
 
-    /// Encodes the collection element at `pointer` (never inline); coders of structs override it
-    /// to write the element from where it lies instead of copying it out.
-    func encodeElement(at pointer: UnsafePointer<T>, _ archiver: ArchiverCore) throws -> Int {
-        try encode(pointer.pointee, inline: false, archiver)
+    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
+        field.assign(try decode(reference, unarchiver), as: Coded.self)
     }
 
-    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
-        try encode(pointer.assumingMemoryBound(to: T.self).pointee, inline: true, archiver)
+    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
+        field.assign(try value.read(as: Coded.self), as: Coded.self)
     }
 
-    override final func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
-        pointer.assumingMemoryBound(to: T.self).pointee = try decode(reference, unarchiver)
+    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {
+        field.assign(Coded.self, from: source)
     }
 
-    override final func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
-        pointer.assumingMemoryBound(to: T.self).pointee = try value.read(as: T.self)
-    }
-
-    override final func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        guard let typed = value as? T else {
-            throw ArchiveError(.typeMismatch, reason: "a \(type(of: value)) was given where a \(T.self) was expected")
+    func encodeAny(_ value: Any, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        guard let typed = value as? Coded else {
+            throw ArchiveError(.typeMismatch, reason: "a \(type(of: value)) was given where a \(Coded.self) was expected")
         }
         return try encode(typed, inline: inline, archiver)
     }
 
-    override final func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
+    func decodeAny(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Any {
         try decode(reference, unarchiver)
     }
 
-    override final func copyField(from source: UnsafeRawPointer, to pointer: UnsafeMutableRawPointer) {
-        pointer.assumingMemoryBound(to: T.self).pointee = source.assumingMemoryBound(to: T.self).pointee
+    func typed<T>(as type: T.Type) -> TypedCoder<T> {
+        precondition(T.self == Coded.self, "the coder of \(Coded.self) was asked for as the coder of \(T.self)")
+        return sameType(self as TypedCoder<Coded>, as: TypedCoder<T>.self)
     }
+
+    func resetDecodedFields(of instances: [AnyObject]) {}
 }
 
 /// The coders one archiver or unarchiver has used, in front of the process-wide cache.
 struct CoderCache {
-    private static let shared = Locked<[ObjectIdentifier: TypeCoder]>([:])
-    private var local: [ObjectIdentifier: TypeCoder] = [:]
+    private static let shared = Locked<[ObjectIdentifier: any TypeCoder]>([:])
+    private var local: [ObjectIdentifier: any TypeCoder] = [:]
 
-    mutating func coder(for type: Any.Type) -> TypeCoder {
+    mutating func coder(for type: Any.Type) -> any TypeCoder {
         let id = ObjectIdentifier(type)
         if let coder = local[id] { return coder }
         let coder = Self.shared.withLock { $0[id] } ?? {
@@ -130,7 +140,7 @@ struct CoderCache {
     }
 
     mutating func typed<T>(_ type: T.Type) -> TypedCoder<T> {
-        unsafeDowncast(coder(for: type), to: TypedCoder<T>.self)
+        coder(for: type).typed(as: T.self)
     }
 
     /// The process-wide coder of `T`, for coders that hold their element coders.
@@ -145,12 +155,12 @@ struct CoderCache {
 
 /// Chooses the strategy for a type, in the documented order: property-list and Foundation values,
 /// Optional and collections, `KeyedCoding`, `Archivable`, `RawRepresentable`, `Codable`, `Any`; else an error coder.
-private func makeCoder(for type: Any.Type) -> TypeCoder {
-    func open<T>(_: T.Type) -> TypeCoder { classify(T.self) }
+private func makeCoder(for type: Any.Type) -> any TypeCoder {
+    func open<T>(_: T.Type) -> any TypeCoder { classify(T.self) }
     return _openExistential(type, do: open)
 }
 
-private func classify<T>(_ type: T.Type) -> TypeCoder {
+private func classify<T>(_ type: T.Type) -> any TypeCoder {
     if let primitive = primitiveCoder(for: type) { return primitive }
     if let family = FoundationFamily(type) { return FoundationObjectCoder<T>(family) }
     if let container = type as? any ArchiveContainer.Type { return container.makeCoder() }
@@ -163,9 +173,9 @@ private func classify<T>(_ type: T.Type) -> TypeCoder {
     return UnsupportedCoder<T>()
 }
 
-private func keyedCodingCoder<K: KeyedCoding>(_: K.Type) -> TypeCoder { KeyedCodingCoder<K>() }
-private func reflectionCoder<A: Archivable>(_: A.Type) -> TypeCoder { ReflectionCoder<A>() }
-private func rawRepresentableCoder<R: RawRepresentable>(_: R.Type) -> TypeCoder? {
+private func keyedCodingCoder<K: KeyedCoding>(_: K.Type) -> any TypeCoder { KeyedCodingCoder<K>() }
+private func reflectionCoder<A: Archivable>(_: A.Type) -> any TypeCoder { ReflectionCoder<A>() }
+private func rawRepresentableCoder<R: RawRepresentable>(_: R.Type) -> (any TypeCoder)? {
     primitiveCoder(for: R.RawValue.self) == nil ? nil : RawRepresentableCoder<R>()
 }
 
@@ -179,11 +189,11 @@ package enum ArchivedCollection: Sendable {
 
 /// Types that make their own coder from their generic arguments: Optional, Array, Set, Dictionary.
 protocol ArchiveContainer {
-    static func makeCoder() -> TypeCoder
+    static func makeCoder() -> any TypeCoder
 }
 
 /// A type no strategy can code; every use throws an error naming the type and the fixes.
-final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
+final class UnsupportedCoder<T>: TypeCoder, @unchecked Sendable {
     private var error: ArchiveError {
         let name = String(reflecting: T.self)
         let fix =
@@ -199,8 +209,8 @@ final class UnsupportedCoder<T>: TypedCoder<T>, @unchecked Sendable {
             }
         return ArchiveError(.notArchivable, reason: "\(name) cannot be archived: \(fix)")
     }
-    override func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int { throw error }
-    override func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }
+    func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int { throw error }
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> T { throw error }
 }
 
 extension KeyedArchiver {

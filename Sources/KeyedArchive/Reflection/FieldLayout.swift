@@ -1,6 +1,3 @@
-// Unsafe code in this file: weak and unowned fields are read and written through their address, as the box type
-// the runtime lays them out as.
-
 import Foundation
 @_spi(Reader) import PropertyList
 import Synchronization
@@ -10,7 +7,7 @@ import Synchronization
 ///
 /// A class, so handing a layout to each object written costs one reference count, not a copy
 /// of its arrays and strings.
-final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instances are immutable
+final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutable
     struct Field {
         /// The stored name (`_x`, `$__lazy_storage_$_x`, `x`).
         let storedName: String
@@ -21,13 +18,16 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
         /// `escapedKey`'s number in ``ArchiveKeyIDs``.
         let keyID: Int32
         let offset: Int
-        let coder: TypeCoder
-        /// `coder` without ownership, for the hot loops: calling through it costs no reference
-        /// count (the layout's `coder` keeps it alive for as long as the layout lives).
-        let unownedCoder: Unmanaged<TypeCoder>
+        /// The field's coder, in an object of its own that keeps `borrowedCoder` valid.
+        let coderObject: FieldCoder
+        /// `coderObject`, for the hot loops: borrowing it costs no reference count.
+        let borrowedCoder: Unretained<FieldCoder>
         let isVar: Bool
         /// How the field is written: the commonest scalar types straight into the table, the rest by `coder`.
         let kind: Kind
+
+        /// The field's coder.
+        var coder: any TypeCoder { coderObject.coder }
     }
 
     /// Field types written without going through their coder (none of them can fail).
@@ -47,6 +47,9 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
     }
 
     let fields: [Field]
+    /// `fields`, read where they lie for as long as the layout lives (a copied `Field` costs a
+    /// retain and release per member).
+    private let fixedFields: FixedElements<Field>
     /// `$classes`: the class name, superclass names, `NSObject`.
     let classes: [String]
     /// The superclasses named in `classes`, nearest first, so an archiver can rename them too.
@@ -59,8 +62,12 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
 
     private static let nextNumber = Atomic<Int>(0)
 
+    /// ``fields``, read where they lie; valid while the layout lives.
+    var borrowedFields: BorrowedElements<Field> { fixedFields.elements }
+
     private init(fields: [Field], classes: [String], superclasses: [Any.Type], letField: Field?) {
         self.fields = fields
+        fixedFields = FixedElements(fields)
         self.classes = classes
         self.superclasses = superclasses
         self.letField = letField
@@ -112,7 +119,7 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
                 throw ArchiveError(
                     .notArchivable, reason: "two fields of \(typeName) are archived under the key \"\(key)\"; rename one in archiveKeys")
             }
-            let coder: TypeCoder
+            let coder: any TypeCoder
             if info.isStrong {
                 coder = coders.coder(for: info.type)
             } else if info.ownership == .unmanaged {
@@ -126,11 +133,12 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
                     .notArchivable,
                     reason: "\(typeName).\(property) is a weak or unowned reference of a type reflection cannot assign (\(info.type)); list it in transientFields")
             }
+            let coderObject = FieldCoder(coder)
             fields.append(
                 Field(
                     storedName: info.name, key: key, escapedKey: ArchiveFormat.escape(key),
-                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coder: coder,
-                    unownedCoder: Unmanaged.passUnretained(coder), isVar: info.isVar,
+                    keyID: ArchiveKeyIDs.id(for: ArchiveFormat.escape(key)), offset: info.offset, coderObject: coderObject,
+                    borrowedCoder: Unretained(coderObject), isVar: info.isVar,
                     kind: Kind(info.type, isStrong: info.isStrong)))
         }
         return FieldLayout(
@@ -172,16 +180,26 @@ final class FieldLayout: @unchecked Sendable {  // immutable; TypeCoder instance
     }
 }
 
+/// A field's coder in an object of its own, so the hot loops can borrow it through ``Unretained``
+/// (a protocol value cannot be held unretained; an object holding it can).
+final class FieldCoder: Sendable {
+    let coder: any TypeCoder
+
+    init(_ coder: any TypeCoder) {
+        self.coder = coder
+    }
+}
+
 /// The coder of a weak (`Optional<C>`) or unowned (`C`) field: assigns through a box with the field's layout.
-private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -> TypeCoder? {
+private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -> (any TypeCoder)? {
     if let optional = type as? any OptionalTypeProtocol.Type {
         guard let referent = optional.wrappedType as? AnyObject.Type else { return nil }
         switch ownership {
         case .weak:
-            func make<C: AnyObject>(_: C.Type) -> TypeCoder { WeakFieldCoder<C>() }
+            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { WeakFieldCoder<C>() }
             return make(referent)
         case .unowned:
-            func make<C: AnyObject>(_: C.Type) -> TypeCoder { UnownedOptionalFieldCoder<C>() }
+            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { UnownedOptionalFieldCoder<C>() }
             return make(referent)
         case .unmanaged:
             return nil
@@ -189,57 +207,88 @@ private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -
     }
     guard ownership == .unowned else { return nil }
     guard let referent = type as? AnyObject.Type else { return nil }
-    func make<C: AnyObject>(_: C.Type) -> TypeCoder { UnownedFieldCoder<C>() }
+    func make<C: AnyObject>(_: C.Type) -> any TypeCoder { UnownedFieldCoder<C>() }
     return make(referent)
 }
 
-/// `weak var x: C?`: read and written through `WeakBox<C>`, so the runtime's weak-reference rules hold.
+/// `weak var x: C?`: read and written as a weak reference, so the runtime's weak-reference rules
+/// hold; its value is coded as a `C?`. A failed decode leaves it as it is: it holds no strong reference.
 private final class WeakFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
-        let value = pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value
-        return try archiver.coders.typed(C?.self).encode(value, inline: true, archiver)
+    private let value = CoderCache.global(C?.self)
+
+    func encode(_ value: C?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try self.value.encode(value, inline: inline, archiver)
     }
 
-    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
-        let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
-        pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value = value
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C? {
+        try value.decode(reference, unarchiver)
     }
 
-    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
-        pointer.assumingMemoryBound(to: WeakBox<C>.self).pointee.value = try value.read(as: C?.self)
+    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
+        try encode(field.loadWeak(C.self), inline: true, archiver)
     }
+
+    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
+        field.assignWeak(try decode(reference, unarchiver))
+    }
+
+    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
+        field.assignWeak(try value.read(as: C?.self))
+    }
+
+    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
 }
 
-/// `unowned var x: C`: read and written through `UnownedBox<C>`.
+/// `unowned var x: C`: read and written as an unowned reference; its value is coded as a `C`.
 private final class UnownedFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
-        let value = pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value
-        return try archiver.coders.typed(C.self).encode(value, inline: true, archiver)
+    private let value = CoderCache.global(C.self)
+
+    func encode(_ value: C, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try self.value.encode(value, inline: inline, archiver)
     }
 
-    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
-        let value = try unarchiver.coders.typed(C.self).decode(reference, unarchiver)
-        pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = value
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C {
+        try value.decode(reference, unarchiver)
     }
 
-    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
-        pointer.assumingMemoryBound(to: UnownedBox<C>.self).pointee.value = try value.read(as: C.self)
+    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
+        try encode(field.loadUnowned(C.self), inline: true, archiver)
     }
+
+    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
+        field.assignUnowned(try decode(reference, unarchiver))
+    }
+
+    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
+        field.assignUnowned(try value.read(as: C.self))
+    }
+
+    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
 }
 
-/// `unowned var x: C?`: read and written through `UnownedOptionalBox<C>`.
+/// `unowned var x: C?`: read and written as an unowned optional reference; its value is coded as a `C?`.
 private final class UnownedOptionalFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    override func encodeField(at pointer: UnsafeRawPointer, _ archiver: ArchiverCore) throws -> Int {
-        let value = pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value
-        return try archiver.coders.typed(C?.self).encode(value, inline: true, archiver)
+    private let value = CoderCache.global(C?.self)
+
+    func encode(_ value: C?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+        try self.value.encode(value, inline: inline, archiver)
     }
 
-    override func decodeField(_ reference: Int, at pointer: UnsafeMutableRawPointer, _ unarchiver: UnarchiverCore) throws {
-        let value = try unarchiver.coders.typed(C?.self).decode(reference, unarchiver)
-        pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value = value
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C? {
+        try value.decode(reference, unarchiver)
     }
 
-    override func assignField(_ value: SetValue, at pointer: UnsafeMutableRawPointer) throws {
-        pointer.assumingMemoryBound(to: UnownedOptionalBox<C>.self).pointee.value = try value.read(as: C?.self)
+    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
+        try encode(field.loadUnownedOptional(C.self), inline: true, archiver)
     }
+
+    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
+        field.assignUnownedOptional(try decode(reference, unarchiver))
+    }
+
+    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
+        field.assignUnownedOptional(try value.read(as: C?.self))
+    }
+
+    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
 }

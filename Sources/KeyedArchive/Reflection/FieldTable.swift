@@ -1,68 +1,8 @@
-// Unsafe code in this file: field records come from the runtime's reflection entry points; names it allocates are
-// released with the function it gives for that.
-
 // FieldTable.swift
 //
-// Stored-field tables for struct and class types, built from the Swift
-// runtime's own reflection entry points (the ones behind `Mirror` and the
-// stdlib's `_forEachField(of:options:body:)` SPI). No name-based type lookup. Raw metadata and
-// descriptors are read in TypeMetadata.swift only.
-//
-// Swift 6 language mode, strict concurrency, no warnings.
-
-
-// MARK: - Runtime entry points
-//
-// All three are exported (SWIFT_RUNTIME_STDLIB_API, swiftcc) from libswiftCore.
-// A thick metatype `Any.Type` is passed as exactly one pointer: the type's
-// metadata pointer, i.e. the C++ `const Metadata *`. So `Any.Type` can be
-// used directly in the declarations (no unsafeBitCast to a raw pointer
-// needed), and a returned `const Metadata *` comes back as `Any.Type`.
-
-/// Number of stored fields of `type`, *including all superclass fields* for
-/// classes (the runtime walks the superclass chain as long as the superclass
-/// is Swift type metadata). Structs: number of stored properties. Enums and
-/// Optionals: always 0 (no value is passed, so no case can be inspected).
-/// Tuples: number of elements. Other kinds: 0.
-/// Calling it with an *existential* type (`Any.self`, `P.self`) dereferences
-/// a null value pointer inside the runtime: never pass existentials.
-@_silgen_name("swift_reflectionMirror_recursiveCount")
-private func _rt_recursiveCount(_ type: Any.Type) -> Int
-
-/// Metadata of field `index` (in the same flattened numbering as
-/// `recursiveCount`: root-most superclass fields first). The out-struct gets
-/// the field name, an optional function to free that name, whether the
-/// reference ownership is strong and whether the field is a `var`.
-/// For weak/unowned fields the *referent* type is returned (e.g. `Node?`
-/// for `weak var parent: Node?`, `Owner` for `unowned let owner: Owner`),
-/// not some storage type.
-@_silgen_name("swift_reflectionMirror_recursiveChildMetadata")
-private func _rt_recursiveChildMetadata(
-    _ type: Any.Type,
-    index: Int,
-    fieldMetadata: UnsafeMutablePointer<_FieldReflectionMetadata>
-) -> Any.Type
-
-/// Byte offset of field `index` from the start of the value (structs,
-/// tuples) or from the start of the heap object (classes, i.e. the offset
-/// includes the 16-byte object header on 64-bit).
-@_silgen_name("swift_reflectionMirror_recursiveChildOffset")
-private func _rt_recursiveChildOffset(_ type: Any.Type, index: Int) -> Int
-
-/// C function that releases a name string produced by the runtime. Only set
-/// for synthesized names (tuple labels like ".0"); struct/class field names
-/// point into the static field descriptor and come with `freeFunc == nil`.
-private typealias _NameFreeFunc = @convention(c) (UnsafePointer<CChar>?) -> Void
-
-/// Mirrors `struct _FieldReflectionMetadata` from SwiftShims/Reflection.h:
-///   { const char *name; NameFreeFunc freeFunc; bool isStrong; bool isVar; }
-/// Same order, same sizes (8, 8, 1, 1) => same layout as the C struct.
-private struct _FieldReflectionMetadata {
-    var name: UnsafePointer<CChar>? = nil
-    var freeFunc: _NameFreeFunc? = nil
-    var isStrong: Bool = false
-    var isVar: Bool = false
-}
+// Stored-field tables for struct and class types, built from the Swift runtime's own reflection
+// entry points (the ones behind `Mirror` and the stdlib's `_forEachField(of:options:body:)` SPI),
+// which TypeMetadata.swift calls. No name-based type lookup.
 
 // MARK: - Type kinds
 
@@ -139,22 +79,18 @@ struct FieldTable: Sendable {
         guard kind == .struct || kind == .class else { return nil }
         self.type = type
         self.kind = kind
-        let count = _rt_recursiveCount(type)
+        let count = TypeMetadata.reflectedFieldCount(type)
         var fields: [FieldInfo] = []
         fields.reserveCapacity(count)
         for i in 0..<count {
-            var meta = _FieldReflectionMetadata()
-            let fieldType = _rt_recursiveChildMetadata(type, index: i, fieldMetadata: &meta)
-            // Copy the name out, then free it if the runtime asked us to.
-            let name = meta.name.map { String(cString: $0) } ?? ""
-            meta.freeFunc?(meta.name)
+            let field = TypeMetadata.reflectedField(type, index: i)
             fields.append(FieldInfo(
-                name: name,
-                offset: _rt_recursiveChildOffset(type, index: i),
-                type: fieldType,
-                isStrong: meta.isStrong,
-                isVar: meta.isVar,
-                hasGenericRepresentation: !_abstractionSensitive(fieldType)))
+                name: field.name,
+                offset: TypeMetadata.reflectedFieldOffset(type, index: i),
+                type: field.type,
+                isStrong: field.isStrong,
+                isVar: field.isVar,
+                hasGenericRepresentation: !_abstractionSensitive(field.type)))
         }
         if fields.contains(where: { !$0.isStrong }) {
             let suffixes = ReferenceOwnership.ofFields(type, kind: kind)
@@ -182,11 +118,8 @@ private func _abstractionSensitive(_ type: Any.Type) -> Bool {
         return (type as? any OptionalTypeProtocol.Type).map { _abstractionSensitive($0.wrappedType) } ?? true
     case .tuple:
         // The runtime reflects tuple elements too (count/metadata by type).
-        for i in 0..<_rt_recursiveCount(type) {
-            var meta = _FieldReflectionMetadata()
-            let element = _rt_recursiveChildMetadata(type, index: i, fieldMetadata: &meta)
-            meta.freeFunc?(meta.name)   // tuple labels are malloc'ed: must free
-            if _abstractionSensitive(element) { return true }
+        for i in 0..<TypeMetadata.reflectedFieldCount(type) {
+            if _abstractionSensitive(TypeMetadata.reflectedField(type, index: i).type) { return true }
         }
         return false
     default:
@@ -194,14 +127,7 @@ private func _abstractionSensitive(_ type: Any.Type) -> Bool {
     }
 }
 
-// MARK: - Non-strong storage
-
-/// Same layout as a `weak var` field (a single weak-reference word).
-struct WeakBox<T: AnyObject> { weak var value: T? }
-/// Same layout as an `unowned` (safe) field.
-struct UnownedBox<T: AnyObject> { unowned var value: T }
-/// Same layout as an `unowned var x: T?` field.
-struct UnownedOptionalBox<T: AnyObject> { unowned var value: T? }
+// MARK: - Optionals
 
 /// Gets at `Wrapped` of an `Optional<Wrapped>` known only as `Any.Type`.
 protocol OptionalTypeProtocol { static var wrappedType: Any.Type { get } }

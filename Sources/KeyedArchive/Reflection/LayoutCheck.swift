@@ -1,7 +1,3 @@
-// Unsafe code in this file: it reads raw bytes of one instance the type's own init() made, only at offsets it has first
-// checked to lie inside that value (a struct's size, a class instance's allocation) and never as typed values.
-
-internal import CAllocation
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -59,7 +55,7 @@ package enum LayoutCheck {
             throw disagreement("the field table lists \(names), Mirror \(labels)")
         }
         let isClass = A.self is AnyClass
-        try withBytes(of: sample, isClass: isClass) { bytes in
+        try withSampleBytes(of: sample, isClass: isClass) { bytes in
             // A class instance starts with its header (metadata and reference counts).
             let start = isClass ? 2 * MemoryLayout<Int>.size : 0
             var taken: [Range<Int>] = []
@@ -76,31 +72,11 @@ package enum LayoutCheck {
                 }
                 if !range.isEmpty { taken.append(range) }
                 guard field.isStrong else { continue }
-                if let problem = compare(child.value, declared: field.type, with: UnsafeRawBufferPointer(rebasing: bytes[range])) {
+                if let problem = compare(child.value, declared: field.type, with: bytes, in: range) {
                     throw disagreement("\(field.name) \(problem)")
                 }
             }
         }
-    }
-
-    /// Runs `body` with the bytes of `sample`: a struct's value, or a class instance's allocation.
-    private static func withBytes<A, R>(
-        of sample: A, isClass: Bool, _ body: (UnsafeRawBufferPointer) throws -> R
-    ) throws -> R {
-        guard isClass else {
-            var copy = sample
-            return try withUnsafeBytes(of: &copy) { try body($0) }
-        }
-        let object = sample as AnyObject
-        return try withExtendedLifetime(object) {
-            let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-            return try body(UnsafeRawBufferPointer(start: base, count: allocationSize(of: base)))
-        }
-    }
-
-    /// The usable size of the heap block at `pointer` (0 when the allocator does not know it).
-    private static func allocationSize(of pointer: UnsafeRawPointer) -> Int {
-        Int(archive_allocation_size(pointer))
     }
 
     private static func byteSize(of type: Any.Type) -> Int {
@@ -108,17 +84,15 @@ package enum LayoutCheck {
         return _openExistential(type, do: size)
     }
 
-    /// Why `value` (Mirror's) and `bytes` (the layout's) disagree for a field declared as
-    /// `declared`, or nil when they agree or cannot be compared.
-    private static func compare(_ value: Any, declared: Any.Type, with bytes: UnsafeRawBufferPointer) -> String? {
+    /// Why `value` (Mirror's) and the bytes in `range` of `bytes` (the layout's) disagree for a
+    /// field declared as `declared`, or nil when they agree or cannot be compared.
+    private static func compare(_ value: Any, declared: Any.Type, with bytes: SampleBytes, in range: Range<Int>) -> String? {
         let kind = TypeKind(declared)
         if kind != .class, kind != .existential, type(of: value) != declared {
             return "is declared \(declared), but Mirror reads a \(type(of: value))"
         }
         func same<T>(_ mirrored: T) -> String? {
-            var copy = mirrored
-            let equal = withUnsafeBytes(of: &copy) { $0.elementsEqual(bytes) }
-            return equal ? nil : "reads \(mirrored) through Mirror but other bytes through its offset"
+            bytes.holdBits(of: mirrored, in: range) ? nil : "reads \(mirrored) through Mirror but other bytes through its offset"
         }
         // Only a field declared as one of these types holds exactly its bits (an `Any` or an
         // `NSNumber` field holding an Int does not).
@@ -139,9 +113,8 @@ package enum LayoutCheck {
             // The bits of a String value, not its characters, are what a copy keeps.
             return same(string) == nil ? nil : "reads \(String(reflecting: string)) through Mirror but another string through its offset"
         }
-        guard kind == .class, bytes.count == MemoryLayout<Int>.size else { return nil }
-        let object = value as AnyObject
-        return same(UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+        guard kind == .class, range.count == MemoryLayout<Int>.size else { return nil }
+        return same(UInt(bitPattern: ObjectIdentifier(value as AnyObject)))
     }
 
     /// The platform, as the error names it.

@@ -1,5 +1,6 @@
 // Unsafe code in this file: metadata is read only through the runtime's own functions or at the documented offsets
-// below, and a class chain stops at the first class without Swift metadata.
+// below, and a class chain stops at the first class without Swift metadata; a field name the runtime allocates is
+// copied, then released with the function it gives for that.
 
 // TypeMetadata.swift
 //
@@ -9,6 +10,8 @@
 //
 // What it reads, only ever from metadata and descriptors the compiler and runtime made (never from
 // a value, never from archive input):
+// - the stored fields of a struct, class or tuple (name, type, ownership strength, `var`, offset),
+//   through the runtime's reflection entry points behind `Mirror`;
 // - the metadata kind, through the runtime's `swift_getMetadataKind`;
 // - the nominal type descriptor of a struct or class, through the runtime's
 //   `swift_getTypeContextDescriptor`. For class metadata the runtime answers only for Swift
@@ -37,6 +40,54 @@
 // Only Linux on 64-bit, without Objective-C interop, has run this code; ARCHITECTURE.md lists what has
 // not been run.
 
+// MARK: Runtime entry points
+//
+// All are exported (SWIFT_RUNTIME_STDLIB_API, swiftcc) from libswiftCore. A thick metatype
+// `Any.Type` is passed as exactly one pointer: the type's metadata pointer, the C++
+// `const Metadata *`. So `Any.Type` is used directly in the declarations, and a returned
+// `const Metadata *` comes back as `Any.Type`.
+
+/// Number of stored fields of `type`, *including all superclass fields* for classes (the runtime
+/// walks the superclass chain as long as the superclass is Swift type metadata). Structs: number
+/// of stored properties. Enums and Optionals: always 0 (no value is passed, so no case can be
+/// inspected). Tuples: number of elements. Other kinds: 0. Calling it with an *existential* type
+/// (`Any.self`, `P.self`) dereferences a null value pointer inside the runtime: never pass
+/// existentials.
+@_silgen_name("swift_reflectionMirror_recursiveCount")
+private func _rt_recursiveCount(_ type: Any.Type) -> Int
+
+/// Metadata of field `index` (in the same flattened numbering as `recursiveCount`: root-most
+/// superclass fields first). The out-struct gets the field name, an optional function to free
+/// that name, whether the reference ownership is strong and whether the field is a `var`. For
+/// weak/unowned fields the *referent* type is returned (e.g. `Node?` for `weak var parent: Node?`,
+/// `Owner` for `unowned let owner: Owner`), not some storage type.
+@_silgen_name("swift_reflectionMirror_recursiveChildMetadata")
+private func _rt_recursiveChildMetadata(
+    _ type: Any.Type,
+    index: Int,
+    fieldMetadata: UnsafeMutablePointer<_FieldReflectionMetadata>
+) -> Any.Type
+
+/// Byte offset of field `index` from the start of the value (structs, tuples) or from the start
+/// of the heap object (classes, i.e. the offset includes the 16-byte object header on 64-bit).
+@_silgen_name("swift_reflectionMirror_recursiveChildOffset")
+private func _rt_recursiveChildOffset(_ type: Any.Type, index: Int) -> Int
+
+/// C function that releases a name string produced by the runtime. Only set for synthesized names
+/// (tuple labels like ".0"); struct/class field names point into the static field descriptor and
+/// come with `freeFunc == nil`.
+private typealias _NameFreeFunc = @convention(c) (UnsafePointer<CChar>?) -> Void
+
+/// Mirrors `struct _FieldReflectionMetadata` from SwiftShims/Reflection.h:
+///   { const char *name; NameFreeFunc freeFunc; bool isStrong; bool isVar; }
+/// Same order, same sizes (8, 8, 1, 1) => same layout as the C struct.
+private struct _FieldReflectionMetadata {
+    var name: UnsafePointer<CChar>? = nil
+    var freeFunc: _NameFreeFunc? = nil
+    var isStrong: Bool = false
+    var isVar: Bool = false
+}
+
 /// The metadata kind word (class kinds are normalised to 0).
 @_silgen_name("swift_getMetadataKind")
 private func _rt_metadataKind(_ type: Any.Type) -> UInt
@@ -52,6 +103,42 @@ enum TypeMetadata {
     /// class object, Swift or Objective-C; 0x305 for the wrapper of an Objective-C class.
     static func kind(_ type: Any.Type) -> UInt {
         _rt_metadataKind(type)
+    }
+
+    /// The number of stored fields the runtime's reflection sees in `type`: a struct's, a class's
+    /// with its Swift superclasses', a tuple's elements; 0 for other kinds. `type` must not be an
+    /// existential.
+    static func reflectedFieldCount(_ type: Any.Type) -> Int {
+        _rt_recursiveCount(type)
+    }
+
+    /// A stored field as the runtime's reflection sees it.
+    struct ReflectedField {
+        /// The stored name (empty when the runtime gives none).
+        let name: String
+        /// The declared type; for a weak or unowned field, the referent type.
+        let type: Any.Type
+        /// False for `weak`, `unowned` and `unowned(unsafe)` fields.
+        let isStrong: Bool
+        /// False for a `let`.
+        let isVar: Bool
+    }
+
+    /// Field `index` of `type`, in ``reflectedFieldCount(_:)``'s numbering (root-most superclass
+    /// fields first).
+    static func reflectedField(_ type: Any.Type, index: Int) -> ReflectedField {
+        var meta = _FieldReflectionMetadata()
+        let fieldType = _rt_recursiveChildMetadata(type, index: index, fieldMetadata: &meta)
+        // Copy the name out, then free it if the runtime asked for that (tuple labels are allocated).
+        let name = meta.name.map { String(cString: $0) } ?? ""
+        meta.freeFunc?(meta.name)
+        return ReflectedField(name: name, type: fieldType, isStrong: meta.isStrong, isVar: meta.isVar)
+    }
+
+    /// The byte offset of field `index` of `type`: from the start of a value (structs, tuples), or
+    /// of the heap object (classes, header included).
+    static func reflectedFieldOffset(_ type: Any.Type, index: Int) -> Int {
+        _rt_recursiveChildOffset(type, index: index)
     }
 
     private static let classKind: UInt = 0
