@@ -1,12 +1,3 @@
-// Unsafe code in this file: `ExactString` compares and hashes a string's own UTF-8 storage in place.
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 /// One property-list value: the in-memory model of every object a `bplist00` file can hold.
 ///
 /// Reals and dates compare by bit pattern, so `-0.0` differs from `0.0`, `NaN` equals itself,
@@ -162,25 +153,5 @@ extension PlistValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, E
     /// its first position and its last value).
     public init(dictionaryLiteral elements: (String, PlistValue)...) {
         self = .dict(PlistDictionary(uniqueKeysWithValues: elements))
-    }
-}
-
-/// A string compared and hashed by its exact Unicode scalars (UTF-8 bytes), not by canonical
-/// equivalence: `"é"` and `"e\u{301}"` are different keys in a property list.
-package struct ExactString: Hashable, Sendable {
-    package let value: String
-    package init(_ value: String) { self.value = value }
-
-    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        guard lhs.value.utf8.count == rhs.value.utf8.count else { return false }
-        var a = lhs.value
-        var b = rhs.value
-        return a.withUTF8 { x in b.withUTF8 { y in x.count == 0 || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        var copy = value
-        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        hasher.combine(value.utf8.count)
     }
 }

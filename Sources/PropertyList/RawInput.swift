@@ -1,8 +1,17 @@
-// Unsafe code in this file: the entry points that take a caller's buffer read it only until they return and keep no
-// reference to it; a sequence of bytes is read where it lies only inside the call that lends it.
+// Unsafe code in this file: bytes are read where they lie only inside the call that lends them: a caller's buffer
+// until the entry point returns, a sequence's contiguous storage inside `withRawBytes`, a string's own UTF-8
+// storage inside `withUTF8`; nothing keeps a reference to them.
 
-/// The property-list readers' entry points that take raw memory, and the one way a sequence of
-/// bytes becomes raw memory for them.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+/// Bytes read where they lie: the property-list readers' entry points that take raw memory, the
+/// one way a sequence of bytes becomes raw memory for them, and strings compared by their own
+/// UTF-8 storage (``ExactString``).
 
 extension BPlistReader {
     /// Reads the value at the top of a binary property list held in `buffer`.
@@ -128,4 +137,24 @@ package func withRawBytes<R>(
     return try Array(bytes).withUnsafeBytes { buffer in
         Result { () throws(ArchiveError) in try body(buffer) }
     }.get()
+}
+
+/// A string compared and hashed by its exact Unicode scalars (UTF-8 bytes), not by canonical
+/// equivalence: `"é"` and `"e\u{301}"` are different keys in a property list.
+package struct ExactString: Hashable, Sendable {
+    package let value: String
+    package init(_ value: String) { self.value = value }
+
+    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+        guard lhs.value.utf8.count == rhs.value.utf8.count else { return false }
+        var a = lhs.value
+        var b = rhs.value
+        return a.withUTF8 { x in b.withUTF8 { y in x.count == 0 || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        var copy = value
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(value.utf8.count)
+    }
 }

@@ -1,5 +1,6 @@
-// Unsafe code in this file: bytes are read only within the payload ranges the document validated; an XML archive's
-// text is read only to place an error, within its count.
+// Unsafe code in this file: the graph reads its own copy of the archive, or a buffer borrowed for one call (a graph
+// still referenced when the call returns copies the bytes first, `keepBytes()`); bytes are read only within the
+// payload ranges the document validated, and an XML archive's text only to place an error, within its count.
 
 import Foundation
 @_spi(Reader) import PropertyList
@@ -42,9 +43,45 @@ final class ArchiveGraph {
     /// had none while `n` numbers existed. Keys not looked up yet are absent.
     @exclusivity(unchecked) private var keyIDs: IndexMap
 
-    /// Opens the keyed archive in `bytes` (which must outlive the graph, see ``moved(to:)``).
-    /// The archive is XML when `format` says so, else binary.
-    init(bytes: UnsafeRawBufferPointer, format: PlistFormat, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+    /// The archive's bytes when the graph holds its own copy; empty while it reads its caller's
+    /// buffer (see ``borrowing(_:options:_:)`` and ``keepBytes()``).
+    @exclusivity(unchecked) private var storage: RawBuffer<UInt8>
+    /// The format of the archive: binary, or XML.
+    let format: PlistFormat
+
+    /// Opens a copy of `bytes`: the graph can outlive them.
+    convenience init(copying bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        try Self.checkSize(bytes.count, options)
+        var storage = RawBuffer<UInt8>()
+        storage.reserve(bytes.count)
+        if bytes.withContiguousStorageIfAvailable({ storage.append(contentsOf: $0) }) == nil {
+            for byte in bytes { storage.append(byte) }
+        }
+        let copy = UnsafeRawBufferPointer(storage.elements())
+        try self.init(bytes: copy, storage: storage, options: options)
+    }
+
+    /// Runs `body` with a graph that reads `data` where it lies. A graph still referenced when
+    /// `body` returns must have been given its own copy by then (``keepBytes()``).
+    static func borrowing<T>(_ data: Data, options: KeyedUnarchiver.Options, _ body: (ArchiveGraph) throws -> T) throws -> T {
+        try checkSize(data.count, options)
+        return try data.withUnsafeBytes { buffer throws -> T in
+            try body(try ArchiveGraph(bytes: buffer, storage: RawBuffer(), options: options))
+        }
+    }
+
+    private static func checkSize(_ count: Int, _ options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        guard count <= options.maximumArchiveSize else {
+            throw ArchiveError(
+                .sizeLimit,
+                reason: "the archive is \(count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
+        }
+    }
+
+    /// Opens the keyed archive in `bytes`: XML if it starts as XML does, else binary.
+    private init(bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+        format = PlistFormat.detect(bytes) == .xml ? .xml : .binary
+        self.storage = storage
         if format == .xml {
             let xml = try XMLPlistDocument(reading: bytes, limits: options.readingLimits)
             do {
@@ -68,10 +105,18 @@ final class ArchiveGraph {
     }
 
     /// The bytes the graph reads: the binary file, or the XML text.
-    var bytes: UnsafeRawBufferPointer { xml == nil ? document.bytes : text }
+    private var bytes: UnsafeRawBufferPointer { xml == nil ? document.bytes : text }
+
+    /// Copies a borrowed buffer into storage of the graph's own, for a graph that is still
+    /// referenced when its caller's buffer goes away (a decoder kept by the type it decoded).
+    func keepBytes() {
+        guard storage.base == nil else { return }
+        storage.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        moved(to: UnsafeRawBufferPointer(storage.elements()))
+    }
 
     /// Reads from `bytes` from now on: a copy of the bytes it read until now.
-    func moved(to bytes: UnsafeRawBufferPointer) {
+    private func moved(to bytes: UnsafeRawBufferPointer) {
         if xml == nil {
             document = document.moved(to: bytes)
         } else {

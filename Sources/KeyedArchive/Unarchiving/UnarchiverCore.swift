@@ -1,6 +1,3 @@
-// Unsafe code in this file: a core reads its own copy of the archive, or a buffer borrowed for one call; a core still
-// referenced when the call returns copies the bytes first (`reading(_:options:_:)`).
-
 import Foundation
 @_spi(Reader) import PropertyList
 
@@ -14,10 +11,7 @@ import Foundation
 /// state opts out of the runtime's dynamic exclusivity checks (`@exclusivity(unchecked)`; what
 /// they would cost is measured in `ArchiverCore`'s notes).
 final class UnarchiverCore {
-    /// The archive's bytes when the core holds its own copy; empty while it reads its caller's
-    /// buffer (see ``init(borrowing:options:)`` and ``keepBytes()``).
-    @exclusivity(unchecked) private var storage: RawBuffer<UInt8>
-    /// The archive as a graph of objects (the only reader of its bytes).
+    /// The archive as a graph of objects (the only reader of its bytes, and their owner).
     let graph: ArchiveGraph
     @exclusivity(unchecked) var coders: CoderCache = CoderCache()
     /// Class instances by UID, registered before their fields are decoded.
@@ -103,32 +97,18 @@ final class UnarchiverCore {
 
     /// Opens a copy of `bytes`: the core can outlive them.
     convenience init(bytes: some Collection<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
-        try Self.checkSize(bytes.count, options)
-        var storage = RawBuffer<UInt8>()
-        storage.reserve(bytes.count)
-        if bytes.withContiguousStorageIfAvailable({ storage.append(contentsOf: $0) }) == nil {
-            for byte in bytes { storage.append(byte) }
-        }
-        let copy = UnsafeRawBufferPointer(storage.elements())
-        try self.init(reading: copy, storage: storage, options: options)
-    }
-
-    /// Opens `buffer` where it lies, without copying it. The caller must either drop the core
-    /// before the buffer goes away, or call ``keepBytes()`` first.
-    convenience init(borrowing buffer: UnsafeRawBufferPointer, options: KeyedUnarchiver.Options) throws(ArchiveError) {
-        try Self.checkSize(buffer.count, options)
-        try self.init(reading: buffer, storage: RawBuffer(), options: options)
+        self.init(graph: try ArchiveGraph(copying: bytes, options: options), options: options)
     }
 
     /// Runs `body` with a core that reads `data` where it lies. A core still referenced when
     /// `body` returns (by a decoder the decoded type kept) takes a copy of the bytes and lets go
     /// of the decoded instances, so it neither outlives the buffer nor keeps them alive.
     static func reading<T>(_ data: Data, options: KeyedUnarchiver.Options, _ body: (UnarchiverCore) throws -> T) throws -> T {
-        try data.withUnsafeBytes { buffer throws -> T in
-            var core = try UnarchiverCore(borrowing: buffer, options: options)
+        try ArchiveGraph.borrowing(data, options: options) { graph throws -> T in
+            var core = UnarchiverCore(graph: graph, options: options)
             defer {
                 if !isKnownUniquelyReferenced(&core) {
-                    core.keepBytes()
+                    core.graph.keepBytes()
                     core.forgetInstances()
                 }
             }
@@ -136,20 +116,11 @@ final class UnarchiverCore {
         }
     }
 
-    private static func checkSize(_ count: Int, _ options: KeyedUnarchiver.Options) throws(ArchiveError) {
-        guard count <= options.maximumArchiveSize else {
-            throw ArchiveError(
-                .sizeLimit,
-                reason: "the archive is \(count) bytes, more than the maximum of \(options.maximumArchiveSize) (raise maximumArchiveSize to read it)")
-        }
-    }
-
-    private init(reading bytes: UnsafeRawBufferPointer, storage: consuming RawBuffer<UInt8>, options: KeyedUnarchiver.Options) throws(ArchiveError) {
+    private init(graph: ArchiveGraph, options: KeyedUnarchiver.Options) {
         self.options = options
         reporter = options.collectsReport ? ReportCollector() : nil
-        sourceFormat = PlistFormat.detect(bytes) == .xml ? .xml : .binary
-        graph = try ArchiveGraph(bytes: bytes, format: sourceFormat, options: options)
-        self.storage = storage
+        sourceFormat = graph.format
+        self.graph = graph
         instances = InstanceColumn(count: graph.uidCount)
         inProgress = UIDSet(count: graph.uidCount)
         decodedOnce = UIDSet(count: graph.uidCount)
@@ -158,14 +129,6 @@ final class UnarchiverCore {
 
     deinit {
         instances.release(registered: registrations)
-    }
-
-    /// Copies a borrowed buffer into storage of the core's own, for a core that is still
-    /// referenced when its caller's buffer goes away (a decoder kept by the type it decoded).
-    func keepBytes() {
-        guard storage.base == nil else { return }
-        storage.append(contentsOf: graph.bytes.assumingMemoryBound(to: UInt8.self))
-        graph.moved(to: UnsafeRawBufferPointer(storage.elements()))
     }
 
     /// Lets go of the class instances decoded so far. A one-shot decode whose decoder was kept

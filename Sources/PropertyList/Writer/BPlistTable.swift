@@ -1,5 +1,13 @@
 // Unsafe code in this file: the table's vectors are RawBuffers; scalar bytes are written only into room reserved for
-// their bound just before.
+// their bound just before, and read (hashed, compared, decoded) only within the encoding their marker bounds.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The flat object table a `bplist00` file is written from: objects in index order, scalars
 /// uniqued by (exact type, value), containers as ranges of one shared reference pool.
@@ -116,7 +124,7 @@ package final class BPlistTable {
         refs.reserve(min(sizes.references, cap))
         arena.reserve(min(sizes.bytes, cap))
         uidBits.reserve(min(sizes.trailingUIDs, cap) / 64 + 1)
-        encoded.reserve(min(sizes.encoded, cap)) { self.scalarBytes(at: $0) }
+        encoded.reserve(min(sizes.encoded, cap)) { Self.encodedHash(self.scalarBytes(at: $0)) }
         ints.reserve(min(sizes.ints, cap)) { self.scalarWord(at: $0) }
         reals.reserve(min(sizes.reals, cap)) { self.scalarWord(at: $0) }
         dates.reserve(min(sizes.dates, cap)) { self.scalarWord(at: $0) }
@@ -262,7 +270,13 @@ package final class BPlistTable {
     private func keepEncoded(at: UnsafeMutablePointer<UInt8>, length: Int) -> Int {
         let bytes = UnsafeRawBufferPointer(start: at, count: length)
         let candidate = count
-        let index = encoded.index(of: bytes, candidate: candidate) { self.scalarBytes(at: $0) }
+        let index = encoded.index(
+            hash: Self.encodedHash(bytes), candidate: candidate,
+            isEqual: { existing in
+                let other = self.scalarBytes(at: existing)
+                return other.count == bytes.count && memcmp(other.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            },
+            hashAt: { Self.encodedHash(self.scalarBytes(at: $0)) })
         if index == candidate {
             let start = arena.count
             arena.commit(length)
@@ -345,6 +359,40 @@ package final class BPlistTable {
         let marker = at[0]
         let width = marker >> 4 == BPlistFormat.Marker.int.rawValue >> 4 ? 1 << Int(marker & 0x0F) : 8
         return BPlistDocument.bigEndian(UnsafeRawBufferPointer(start: at, count: 1 + width), at: 1, width: width)
+    }
+
+    private static let hashSeed: UInt64 = {
+        var hasher = Hasher()
+        hasher.combine(0x5EED)
+        return UInt64(UInt(bitPattern: hasher.finalize()))
+    }()
+
+    /// The hash ``EncodedIndex`` files a string's or data's encoding under: eight bytes per step
+    /// mixed by multiply rounds, keyed by a per-process random seed.
+    @inline(__always)
+    static func encodedHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        var h = hashSeed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+        var i = 0
+        while i + 8 <= count {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            i += 8
+        }
+        if i < count {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < count {
+                tail |= UInt64(bytes[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+        }
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 32
+        return h
     }
 
     /// The encoded bytes of the scalar at `index`.

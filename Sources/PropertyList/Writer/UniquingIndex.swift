@@ -1,22 +1,14 @@
-// Unsafe code in this file: it hashes and compares byte ranges the table hands it, inside the table's arena.
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The writer's uniquing index for strings and data: open addressing over a hash of their
-/// encoded bytes (marker, count and payload, as in the file).
+/// encoded bytes (marker, count and payload, as in the file), which the table computes
+/// (``BPlistTable/encodedHash(_:)``) and compares.
 ///
 /// Strings are the most common objects in an archive and most are short; `Hasher`'s SipHash
-/// costs more than the rest of adding such a string. This index hashes eight bytes per step with
-/// multiply-mix rounds keyed by a per-process random seed (so crafted strings cannot be aimed at
-/// one bucket across processes), keeps some bits of each entry's hash to skip almost every
-/// mismatch without touching the bytes, and compares bytes only when those bits match. Equal encodings are equal
-/// values: the encoding is exact (no normalisation) and its marker tells strings from data.
+/// costs more than the rest of adding such a string, so the table hashes eight bytes per step
+/// with multiply-mix rounds keyed by a per-process random seed (so crafted strings cannot be aimed
+/// at one bucket across processes). The index keeps some bits of each entry's hash to skip almost
+/// every mismatch without touching the bytes, and asks the table to compare bytes only when those
+/// bits match. Equal encodings are equal values: the encoding is exact (no normalisation) and its
+/// marker tells strings from data.
 struct EncodedIndex {
     /// Per bucket: the object's table index and some bits of its hash.
     private var buckets = OpenBuckets(capacity: 64)
@@ -24,66 +16,29 @@ struct EncodedIndex {
     /// Objects recorded.
     var count: Int { buckets.count }
 
-    /// Room for `count` objects in all without growing.
-    mutating func reserve(_ count: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) {
-        buckets.reserve(count) { Self.tag(bytesAt($0)) }
+    /// Room for `count` objects in all without growing; `hashAt` gives the hash of the object at a table index.
+    mutating func reserve(_ count: Int, hashAt: (Int) -> UInt64) {
+        buckets.reserve(count) { Self.tag(hashAt($0)) }
     }
 
     @inline(__always)
-    private static func tag(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(truncatingIfNeeded: hash(bytes) >> 32)
+    private static func tag(_ hash: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: hash >> 32)
     }
 
-    private static let seed: UInt64 = {
-        var hasher = Hasher()
-        hasher.combine(0x5EED)
-        return UInt64(UInt(bitPattern: hasher.finalize()))
-    }()
-
-    /// The table index of an object encoded as `bytes`, or `candidate` (recorded) if there is
-    /// none. `bytesAt` gives the encoded bytes of the object at a table index.
+    /// The table index of an object whose encoding hashes to `hash` and that `isEqual` says is
+    /// the one at a table index, or `candidate` (recorded) if there is none.
     @inline(__always)
-    mutating func index(of bytes: UnsafeRawBufferPointer, candidate: Int, bytesAt: (Int) -> UnsafeRawBufferPointer) -> Int {
-        let tag = Self.tag(bytes)
+    mutating func index(hash: UInt64, candidate: Int, isEqual: (Int) -> Bool, hashAt: (Int) -> UInt64) -> Int {
+        let tag = Self.tag(hash)
         var bucket = buckets.start(tag)
         let check = buckets.check(tag)
         while let (index, stored) = buckets.entry(bucket) {
-            if stored == check {
-                let candidateBytes = bytesAt(index)
-                if candidateBytes.count == bytes.count && memcmp(candidateBytes.baseAddress!, bytes.baseAddress!, bytes.count) == 0 {
-                    return index
-                }
-            }
+            if stored == check, isEqual(index) { return index }
             bucket = buckets.next(bucket)
         }
-        buckets.fill(bucket, slot: candidate, tag: tag) { Self.tag(bytesAt($0)) }
+        buckets.fill(bucket, slot: candidate, tag: tag) { Self.tag(hashAt($0)) }
         return candidate
-    }
-
-    @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let count = bytes.count
-        var h = seed ^ (UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
-        var i = 0
-        while i + 8 <= count {
-            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-            h ^= h >> 31
-            i += 8
-        }
-        if i < count {
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < count {
-                tail |= UInt64(bytes[i]) << shift
-                shift += 8
-                i += 1
-            }
-            h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
-        }
-        h ^= h >> 29
-        h = h &* 0xBF58_476D_1CE4_E5B9
-        h ^= h >> 32
-        return h
     }
 }
 

@@ -1,5 +1,3 @@
-// Unsafe code in this file: reals are formatted by the C library into a stack buffer of fixed size.
-
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -249,7 +247,7 @@ struct XMLPlistEmitter {
     }
 
     @inline(__always) private mutating func append(_ text: StaticString) {
-        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        text.withUTF8Buffer { output.append(contentsOf: $0) }
     }
 
     /// The text with `<`, `>` and `&` as entities and a carriage return as `&#13;`.
@@ -266,27 +264,24 @@ struct XMLPlistEmitter {
                 case 0x0D: entity = "&#13;"
                 default: continue
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                output.append(contentsOf: bytes[runStart..<i])
                 append(entity)
                 runStart = i + 1
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            output.append(contentsOf: bytes[runStart...])
         }
     }
 
     private mutating func appendDecimal(magnitude: UInt64, negative: Bool) {
         if negative { output.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var n = magnitude
-            var i = buffer.count
-            repeat {
-                i -= 1
-                buffer[i] = UInt8(ascii: "0") + UInt8(n % 10)
-                n /= 10
-            } while n > 0
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
-        }
+        // The digits, lowest first, then turned around where they lie.
+        let start = output.count
+        var n = magnitude
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(n % 10))
+            n /= 10
+        } while n > 0
+        output[start...].reverse()
     }
 
     /// `%.17g` as CoreFoundation writes reals, with `nan`, `+infinity`, `-infinity`, `0.0` and `-0.0`.
@@ -297,20 +292,18 @@ struct XMLPlistEmitter {
         if value == value.rounded(.towardZero), value.magnitude < 9_007_199_254_740_992 {  // 2^53: exact, as %.17g prints it
             return appendDecimal(magnitude: UInt64(value.magnitude), negative: value < 0)
         }
-        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &buffer) { raw in
-            let pointer = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
-            let count = withVaList([value]) { vsnprintf(pointer, raw.count, "%.17g", $0) }
-            // Whatever the C locale's decimal point is, a property list's is ".".
-            var wroteDot = false
-            for i in 0..<min(Int(max(count, 0)), raw.count - 1) {
-                let byte = raw[i]
-                if Self.isNumberByte(byte) {
-                    output.append(byte)
-                } else if !wroteDot {
-                    output.append(UInt8(ascii: "."))
-                    wroteDot = true
-                }
+        // %.17g is at most 24 characters ("-1.2345678901234567e-308").
+        var text = [CChar](repeating: 0, count: 64)
+        let count = withVaList([value]) { vsnprintf(&text, text.count, "%.17g", $0) }
+        // Whatever the C locale's decimal point is, a property list's is ".".
+        var wroteDot = false
+        for i in 0..<min(Int(max(count, 0)), text.count - 1) {
+            let byte = UInt8(bitPattern: text[i])
+            if Self.isNumberByte(byte) {
+                output.append(byte)
+            } else if !wroteDot {
+                output.append(UInt8(ascii: "."))
+                wroteDot = true
             }
         }
     }
