@@ -128,6 +128,15 @@ extension XMLPlistEmitter {
     }
 }
 
+/// Up to eight ASCII digits in the bytes of one word, the last digit in the lowest byte.
+private struct PackedDigits: RandomAccessCollection {
+    var word: UInt64
+    var count: Int
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    subscript(position: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> UInt64(8 * (count - 1 - position))) }
+}
+
 /// The state of one XML write: the output so far.
 struct XMLPlistEmitter {
     static let header: [UInt8] = Array(
@@ -264,24 +273,26 @@ struct XMLPlistEmitter {
                 case 0x0D: entity = "&#13;"
                 default: continue
                 }
-                output.append(contentsOf: bytes[runStart..<i])
+                output.append(contentsOf: bytes.extracting(runStart..<i))
                 append(entity)
                 runStart = i + 1
             }
-            output.append(contentsOf: bytes[runStart...])
+            output.append(contentsOf: bytes.extracting(runStart...))
         }
     }
 
     private mutating func appendDecimal(magnitude: UInt64, negative: Bool) {
         if negative { output.append(UInt8(ascii: "-")) }
-        // The digits, lowest first, then turned around where they lie.
-        let start = output.count
+        guard magnitude < 100_000_000 else { return output.append(contentsOf: magnitude.description.utf8) }
+        // Up to eight digits (UIDs, counts), kept in the bytes of one word and appended in one step.
         var n = magnitude
+        var digits = PackedDigits(word: 0, count: 0)
         repeat {
-            output.append(UInt8(ascii: "0") + UInt8(n % 10))
+            digits.word |= (UInt64(UInt8(ascii: "0")) + n % 10) << UInt64(8 * digits.count)
+            digits.count += 1
             n /= 10
         } while n > 0
-        output[start...].reverse()
+        output.append(contentsOf: digits)
     }
 
     /// `%.17g` as CoreFoundation writes reals, with `nan`, `+infinity`, `-infinity`, `0.0` and `-0.0`.
