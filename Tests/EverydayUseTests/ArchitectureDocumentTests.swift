@@ -51,6 +51,15 @@ struct ArchitectureDocumentTests {
         #expect(extra.isEmpty, "files ARCHITECTURE.md lists that have no unsafe code (or do not exist): \(extra)")
     }
 
+    @Test("The README's count of library files with unsafe code is the count in Sources, and at most 12")
+    func readmeCountMatchesSources() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appending(path: "README.md"), encoding: .utf8)
+        let match = try #require(readme.firstMatch(of: /unsafe code \(in (\d+) files/), "the README does not say how many files have unsafe code")
+        let library = try Self.filesWithUnsafeCode().filter { !$0.hasPrefix("Sources/KeyedArchiveBenchmarks/") }
+        #expect(Int(match.1) == library.count, "the README says \(match.1) files; Sources has \(library.count): \(library.sorted())")
+        #expect(library.count <= 12, "\(library.count) library files have unsafe code: \(library.sorted())")
+    }
+
     @Test("Each file with unsafe code starts with its header")
     func eachUnsafeFileHasItsHeader() throws {
         for path in try Self.filesWithUnsafeCode().sorted() {
