@@ -515,6 +515,10 @@ final class ArchiverCore {
     /// The finished archive in XML, written from the table as its binary file would read.
     func finishXML(top: [(String, Int)]) throws(ArchiveError) -> Data {
         try close(top: top)
+        if sizedLikeLastArchive {
+            let (objectCount, instances) = (objects.count, identities.count)
+            Self.lastSizes.withLock { $0 = (table.sizes, objectCount, instances) }
+        }
         return Data(try XMLPlistWriter().write(table))
     }
 
