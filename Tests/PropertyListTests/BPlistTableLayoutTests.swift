@@ -188,39 +188,6 @@ struct BPlistTableLayoutTests {
         #expect(offsets[1] - offsets[0] == 2 + countSize + count * referenceSize)
     }
 
-    /// The table's owner may keep a number beside each scalar (`setTag`) in the bits a container
-    /// uses for its count: it must read back exactly as set and never reach the file.
-    @Test("Scalar tags read back as set and leave the encoded bytes unchanged")
-    func scalarMarks() throws {
-        for i in 0..<50 {
-            let seed = Self.baseSeed &+ 0x3_0000 &+ UInt64(i)
-            var plain = TableBuilder(seed: seed, copies: true, deferredFills: true, uids: true)
-            let (top, expected) = try plain.build()
-            var marked = TableBuilder(seed: seed, copies: true, deferredFills: true, uids: true)
-            _ = try marked.build()
-            let table = marked.table
-            var rng = SplitMix64(seed: ~seed)
-            var marks: [Int: Int] = [:]
-            for (reference, _) in marked.scalars {
-                if marks[reference] == nil {
-                    #expect(table.tag(ofScalar: reference) == 0, "seed \(seed): #\(reference) tagged before setTag")
-                }
-                let mark = [0, 1, (1 << 30) - 1, Int.random(in: 0..<(1 << 30), using: &rng)].randomElement(using: &rng)!
-                table.setTag(mark, ofScalar: reference)
-                marks[reference] = mark
-            }
-            for (reference, mark) in marks {
-                #expect(table.tag(ofScalar: reference) == mark, "seed \(seed): #\(reference)")
-            }
-            let plainBytes = try plain.table.encode(top: top)
-            let bytes = try Self.expectBothEncodings(of: table, top: top, as: expected, "seed \(seed)")
-            #expect(bytes == plainBytes, "seed \(seed): marks changed the bytes")
-            for (reference, mark) in marks {
-                #expect(table.tag(ofScalar: reference) == mark, "seed \(seed): #\(reference) after encoding")
-            }
-        }
-    }
-
     /// Python's `plistlib`, an independent reader, reads the in-place (or fresh-buffer) bytes of
     /// tables built by every path as the value built alongside them, UIDs as `plistlib.UID`.
     @Test("Python's plistlib reads 40 random tables (UIDs, copies, containers filled last) as built")

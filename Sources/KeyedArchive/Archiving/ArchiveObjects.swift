@@ -6,11 +6,14 @@
 /// the `$objects` array when the archive closes. A reference to a UID is one of the table's
 /// trailing UIDs, so the file holds one UID object per UID referenced, after every other object,
 /// however many containers refer to it. A raw value (a string, number or data object placed in
-/// `$objects` itself) gets one UID per distinct value: the UID is kept as the scalar's tag in
-/// the table, so equal values, which the table uniques to one scalar, share it.
+/// `$objects` itself) gets one UID per distinct value: the table uniques equal values to one
+/// scalar, and the UID is kept here by that scalar's table index, so equal values share it.
 struct ArchiveObjects: ~Copyable {
     /// Table index per UID.
     private var entries = RawBuffer<UInt32>()
+    /// Per table index of a raw value: its UID (0 until it has one; UID 0 is `$null`, never a
+    /// raw value's). Indices past the end have none yet.
+    private var rawValueUIDs = RawBuffer<UInt32>()
 
     init(expecting expected: Int) {
         entries.reserve(expected)
@@ -35,10 +38,15 @@ struct ArchiveObjects: ~Copyable {
     /// The UID of the raw value at `tableIndex` (a scalar of `table`), added on first use.
     @inline(__always)
     mutating func uid(ofRawValue tableIndex: Int, in table: BPlistTable) -> Int {
-        let known = table.tag(ofScalar: tableIndex)
-        if known != 0 { return known }
+        if tableIndex < rawValueUIDs.count {
+            let known = rawValueUIDs[unchecked: tableIndex]
+            if known != 0 { return Int(known) }
+        } else {
+            let newCount = max(tableIndex + 1, rawValueUIDs.count * 2, 64)
+            rawValueUIDs.append(repeating: 0, count: newCount - rawValueUIDs.count)
+        }
         let new = newUID(for: tableIndex)
-        table.setTag(new, ofScalar: tableIndex)
+        rawValueUIDs[unchecked: tableIndex] = UInt32(truncatingIfNeeded: new)
         return new
     }
 

@@ -336,20 +336,6 @@ package final class BPlistTable {
     @inline(__always)
     static func isScalar(_ kind: UInt32) -> Bool { kind & ~Kind.countMask == Kind.scalar }
 
-    /// A number below 2^30 the table's owner keeps with the scalar at `index` (0 until set), in
-    /// bits a scalar's entry does not use; the table itself never reads it.
-    @inline(__always)
-    package func tag(ofScalar index: Int) -> Int {
-        Int(kinds[unchecked: index] & Kind.countMask)
-    }
-
-    @inline(__always)
-    package func setTag(_ tag: Int, ofScalar index: Int) {
-        precondition(Self.isScalar(kinds[unchecked: index]), "object #\(index) is not a scalar")
-        precondition(tag >= 0 && tag <= Int(Kind.countMask), "tag \(tag) does not fit beside a scalar")
-        kinds[unchecked: index] = Kind.scalar | UInt32(tag)
-    }
-
     /// The 64 bits a uniqued integer, real or date at `index` was added with, read back from
     /// its encoding: an integer's big-endian payload (1, 2, 4 or 8 bytes; negative values are
     /// always 8), a real's or date's eight bytes after the marker.
