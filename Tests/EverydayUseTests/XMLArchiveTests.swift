@@ -39,8 +39,25 @@ struct XMLArchiveTests {
         return ann
     }
 
+    /// Runs `body` with ``ann()``, whose cycle is broken afterwards so the test leaks nothing.
+    static func withAnn<R>(_ body: (Person) throws -> R) rethrows -> R {
+        let ann = ann()
+        defer { breakCycle(ann) }
+        return try body(ann)
+    }
+
+    static func breakCycle(_ person: Person) {
+        person.friend?.friend = nil
+        person.friend = nil
+    }
+
+    /// Checks `back` against ``ann()``, then breaks both cycles.
     static func expectSameAnn(_ back: Person, sourceLocation: SourceLocation = #_sourceLocation) {
         let ann = ann()
+        defer {
+            breakCycle(ann)
+            breakCycle(back)
+        }
         #expect(back.name == ann.name && back.age == ann.age && back.height == ann.height, sourceLocation: sourceLocation)
         #expect(back.weight == ann.weight && back.born == ann.born && back.photo == ann.photo, sourceLocation: sourceLocation)
         #expect(back.tags == ann.tags && back.scores == ann.scores && back.nickname == nil, sourceLocation: sourceLocation)
@@ -51,7 +68,7 @@ struct XMLArchiveTests {
     func modelRoundTrip() throws {
         let archiver = KeyedArchiver()
         archiver.outputFormat = .xml
-        try archiver.encode(Self.ann(), forKey: "root")
+        try Self.withAnn { try archiver.encode($0, forKey: "root") }
         let data = try archiver.encodedData
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\""))
@@ -61,7 +78,7 @@ struct XMLArchiveTests {
         Self.expectSameAnn(try KeyedUnarchiver.unarchivedObject(ofType: Person.self, from: data))
         // The default stays binary, and both forms hold the same property list, but for the Float
         // field, which XML holds as the 8-byte real of the same value (and reads back as the Float).
-        let binary = try KeyedArchiver.archivedData(withRootObject: Self.ann())
+        let binary = try Self.withAnn { try KeyedArchiver.archivedData(withRootObject: $0) }
         #expect(PlistFormat(of: binary) == .binary)
         let fromBinary = try PlistReader().read(binary)
         let fromXML = try PlistReader().read(data)
@@ -125,7 +142,7 @@ struct XMLArchiveTests {
         let folder = try TemporaryDirectory("xml-archive-file")
         var file = ArchiveFile()
         #expect(file.format == .binary)
-        try file.set(Self.ann(), forKey: "ann")
+        try Self.withAnn { try file.set($0, forKey: "ann") }
         try file.set(["x", "y"], forKey: "letters")
         try file.write(to: folder.file("people.plist"), format: .xml)
         let written = try Data(contentsOf: folder.file("people.plist"))
@@ -166,7 +183,7 @@ struct XMLArchiveTests {
     func storeLoadsXML() throws {
         let folder = try TemporaryDirectory("xml-store")
         let store = try ArchiveStore(directory: folder.url)
-        try store.save(Self.ann(), forKey: "ann")
+        try Self.withAnn { try store.save($0, forKey: "ann") }
         // Rewrite the stored file in XML, as a tool or an older version of an app might have.
         let files = FileManager.default.enumerator(at: folder.url, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
         let stored = try #require(files.first { url in
@@ -189,7 +206,7 @@ struct XMLArchiveTests {
         }
         let archiver = KeyedArchiver()
         archiver.outputFormat = .xml
-        try archiver.encode(Self.ann(), forKey: "root")
+        try Self.withAnn { try archiver.encode($0, forKey: "root") }
         let text = String(decoding: try archiver.encodedData, as: UTF8.self)
             .replacingOccurrences(of: "<integer>100000</integer>", with: "<integer>99</integer>")
         do {
