@@ -196,10 +196,10 @@ private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -
         guard let referent = optional.wrappedType as? AnyObject.Type else { return nil }
         switch ownership {
         case .weak:
-            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { WeakFieldCoder<C>() }
+            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { NonStrongFieldCoder<WeakReference<C>>() }
             return make(referent)
         case .unowned:
-            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { UnownedOptionalFieldCoder<C>() }
+            func make<C: AnyObject>(_: C.Type) -> any TypeCoder { NonStrongFieldCoder<UnownedOptionalReference<C>>() }
             return make(referent)
         case .unmanaged:
             return nil
@@ -207,87 +207,61 @@ private func nonStrongCoder(for type: Any.Type, ownership: ReferenceOwnership) -
     }
     guard ownership == .unowned else { return nil }
     guard let referent = type as? AnyObject.Type else { return nil }
-    func make<C: AnyObject>(_: C.Type) -> any TypeCoder { UnownedFieldCoder<C>() }
+    func make<C: AnyObject>(_: C.Type) -> any TypeCoder { NonStrongFieldCoder<UnownedReference<C>>() }
     return make(referent)
 }
 
-/// `weak var x: C?`: read and written as a weak reference, so the runtime's weak-reference rules
-/// hold; its value is coded as a `C?`. A failed decode leaves it as it is: it holds no strong reference.
-private final class WeakFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    private let value = CoderCache.global(C?.self)
-
-    func encode(_ value: C?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try self.value.encode(value, inline: inline, archiver)
-    }
-
-    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C? {
-        try value.decode(reference, unarchiver)
-    }
-
-    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
-        try encode(field.loadWeak(C.self), inline: true, archiver)
-    }
-
-    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
-        field.assignWeak(try decode(reference, unarchiver))
-    }
-
-    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
-        field.assignWeak(try value.read(as: C?.self))
-    }
-
-    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
+/// How a field that holds no strong reference is read and written: `weak var x: C?`,
+/// `unowned var x: C` or `unowned var x: C?`, each through the box the runtime lays it out as.
+private protocol NonStrongReference {
+    /// The value the field is coded as (`C?` or `C`).
+    associatedtype Value
+    static func load(_ field: FieldAddress) -> Value
+    static func assign(_ value: Value, to field: MutableFieldAddress)
 }
 
-/// `unowned var x: C`: read and written as an unowned reference; its value is coded as a `C`.
-private final class UnownedFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    private let value = CoderCache.global(C.self)
-
-    func encode(_ value: C, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
-        try self.value.encode(value, inline: inline, archiver)
-    }
-
-    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C {
-        try value.decode(reference, unarchiver)
-    }
-
-    func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
-        try encode(field.loadUnowned(C.self), inline: true, archiver)
-    }
-
-    func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
-        field.assignUnowned(try decode(reference, unarchiver))
-    }
-
-    func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
-        field.assignUnowned(try value.read(as: C.self))
-    }
-
-    func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
+/// `weak var x: C?`: read and written as a weak reference, so the runtime's weak-reference rules hold.
+private enum WeakReference<C: AnyObject>: NonStrongReference {
+    static func load(_ field: FieldAddress) -> C? { field.loadWeak(C.self) }
+    static func assign(_ value: C?, to field: MutableFieldAddress) { field.assignWeak(value) }
 }
 
-/// `unowned var x: C?`: read and written as an unowned optional reference; its value is coded as a `C?`.
-private final class UnownedOptionalFieldCoder<C: AnyObject>: TypeCoder, @unchecked Sendable {
-    private let value = CoderCache.global(C?.self)
+/// `unowned var x: C`.
+private enum UnownedReference<C: AnyObject>: NonStrongReference {
+    static func load(_ field: FieldAddress) -> C { field.loadUnowned(C.self) }
+    static func assign(_ value: C, to field: MutableFieldAddress) { field.assignUnowned(value) }
+}
 
-    func encode(_ value: C?, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
+/// `unowned var x: C?`.
+private enum UnownedOptionalReference<C: AnyObject>: NonStrongReference {
+    static func load(_ field: FieldAddress) -> C? { field.loadUnownedOptional(C.self) }
+    static func assign(_ value: C?, to field: MutableFieldAddress) { field.assignUnownedOptional(value) }
+}
+
+/// The coder of a field that holds no strong reference: its value is coded as `Reference.Value`
+/// and read and written as `Reference` says. A failed decode leaves the field as it is, and a
+/// copy of the field is not made: it holds no strong reference.
+private final class NonStrongFieldCoder<Reference: NonStrongReference>: TypeCoder, @unchecked Sendable {
+    private let value = CoderCache.global(Reference.Value.self)
+
+    func encode(_ value: Reference.Value, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try self.value.encode(value, inline: inline, archiver)
     }
 
-    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> C? {
+    func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> Reference.Value {
         try value.decode(reference, unarchiver)
     }
 
     func encodeField(at field: FieldAddress, _ archiver: ArchiverCore) throws -> Int {
-        try encode(field.loadUnownedOptional(C.self), inline: true, archiver)
+        try encode(Reference.load(field), inline: true, archiver)
     }
 
     func decodeField(_ reference: Int, at field: MutableFieldAddress, _ unarchiver: UnarchiverCore) throws {
-        field.assignUnownedOptional(try decode(reference, unarchiver))
+        Reference.assign(try decode(reference, unarchiver), to: field)
     }
 
     func assignField(_ value: SetValue, at field: MutableFieldAddress) throws {
-        field.assignUnownedOptional(try value.read(as: C?.self))
+        Reference.assign(try value.read(as: Reference.Value.self), to: field)
     }
 
     func copyField(from source: FieldAddress, to field: MutableFieldAddress) {}
