@@ -785,7 +785,7 @@ struct XMLPlistParser<Builder: XMLPlistBuilder> {
 
     // MARK: Helpers
 
-    private func has(_ literal: StaticString, at offset: Int? = nil) -> Bool {
+    @inline(__always) private func has(_ literal: StaticString, at offset: Int? = nil) -> Bool {
         let from = offset ?? position
         let count = literal.utf8CodeUnitCount
         guard from + count <= end else { return false }

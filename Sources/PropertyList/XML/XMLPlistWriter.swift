@@ -149,6 +149,8 @@ struct XMLPlistEmitter {
 
     let sortsKeys: Bool
     var output: [UInt8] = []
+    /// Where a real is formatted (by the C library) before its text is appended.
+    private var realText = [CChar](repeating: 0, count: 32)
     private let stack = StackGuard()
 
     init(sortsKeys: Bool) {
@@ -303,13 +305,13 @@ struct XMLPlistEmitter {
         if value == value.rounded(.towardZero), value.magnitude < 9_007_199_254_740_992 {  // 2^53: exact, as %.17g prints it
             return appendDecimal(magnitude: UInt64(value.magnitude), negative: value < 0)
         }
-        // %.17g is at most 24 characters ("-1.2345678901234567e-308").
-        var text = [CChar](repeating: 0, count: 64)
-        let count = withVaList([value]) { vsnprintf(&text, text.count, "%.17g", $0) }
+        // %.17g is at most 24 characters ("-1.2345678901234567e-308"); the buffer is the
+        // emitter's, made once per write.
+        let count = withVaList([value]) { vsnprintf(&realText, realText.count, "%.17g", $0) }
         // Whatever the C locale's decimal point is, a property list's is ".".
         var wroteDot = false
-        for i in 0..<min(Int(max(count, 0)), text.count - 1) {
-            let byte = UInt8(bitPattern: text[i])
+        for i in 0..<min(Int(max(count, 0)), realText.count - 1) {
+            let byte = UInt8(bitPattern: realText[i])
             if Self.isNumberByte(byte) {
                 output.append(byte)
             } else if !wroteDot {

@@ -125,10 +125,16 @@ final class Observed<Element: Sendable>: Sendable {
     /// Everything yielded so far.
     var seen: [Element] { elements.list.withLock { $0 } }
 
+    /// How long an expectation waits for its elements before it fails. Only a failure waits this
+    /// long; it is generous because the suite's long synchronous tests can hold the cooperative
+    /// threads the store's observation tasks run on (10 seconds was exceeded twice in full runs on
+    /// two busy cores, by values that then arrived).
+    static var patience: Duration { .seconds(60) }
+
     /// Waits until at least `count` elements have arrived, and returns the first `count`;
     /// records an issue and returns what arrived after `timeout`.
     func first(
-        _ count: Int, within timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+        _ count: Int, within timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> [Element] {
         let deadline = ContinuousClock.now + timeout
         while seen.count < count, ContinuousClock.now < deadline {
@@ -144,7 +150,7 @@ final class Observed<Element: Sendable>: Sendable {
     /// Waits for as many elements as `expected` holds and expects them to be those: a failure
     /// shows what arrived.
     func expectFirst(
-        _ expected: [Element], within timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+        _ expected: [Element], within timeout: Duration = patience, sourceLocation: SourceLocation = #_sourceLocation
     ) async where Element: Equatable {
         let seen = await first(expected.count, within: timeout, sourceLocation: sourceLocation)
         #expect(seen == expected, sourceLocation: sourceLocation)
