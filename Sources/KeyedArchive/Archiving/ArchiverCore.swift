@@ -506,8 +506,7 @@ final class ArchiverCore {
         let (bytes, count) = try table.encodeAllocated()
         if var sizes {
             sizes.recordFile(of: count)
-            let (objectCount, instances) = (objects.count, identities.count)
-            Self.lastSizes.withLock { $0 = (sizes, objectCount, instances) }
+            rememberSizes(sizes)
         }
         return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
     }
@@ -515,11 +514,14 @@ final class ArchiverCore {
     /// The finished archive in XML, written from the table as its binary file would read.
     func finishXML(top: [(String, Int)]) throws(ArchiveError) -> Data {
         try close(top: top)
-        if sizedLikeLastArchive {
-            let (objectCount, instances) = (objects.count, identities.count)
-            Self.lastSizes.withLock { $0 = (table.sizes, objectCount, instances) }
-        }
+        if sizedLikeLastArchive { rememberSizes(table.sizes) }
         return Data(try XMLPlistWriter().write(table))
+    }
+
+    /// Keeps this archive's sizes for the next archiver to reserve.
+    private func rememberSizes(_ sizes: BPlistTable.Sizes) {
+        let (objectCount, instances) = (objects.count, identities.count)
+        Self.lastSizes.withLock { $0 = (sizes, objectCount, instances) }
     }
 
     /// Resolves conditional references and writes `$objects`, `$top` and the top dictionary.
