@@ -164,25 +164,48 @@ final class ReflectionCoder<A: Archivable>: TypeCoder, @unchecked Sendable {  //
     func decodeFields(
         _ layout: FieldLayout, _ base: MutableFieldAddress, _ fields: borrowing ObjectFields, _ unarchiver: UnarchiverCore
     ) throws {
-        var hint = 0
-        let keepsInvalid = unarchiver.options.keepsDefaultForInvalidFields
+        try decodeLaidOutFields(layout, base, fields, unarchiver)
+    }
+}
+
+/// ``ReflectionCoder/decodeFields(_:_:_:_:)``, which does not depend on the coded type: outside
+/// the generic class, its loop is compiled once for each way of treating invalid fields (a strict
+/// decode takes no mark before each field).
+private func decodeLaidOutFields(
+    _ layout: FieldLayout, _ base: MutableFieldAddress, _ fields: borrowing ObjectFields, _ unarchiver: UnarchiverCore
+) throws {
+    if unarchiver.options.keepsDefaultForInvalidFields {
+        try decodeLaidOutFields(layout, base, fields, unarchiver, KeepingInvalidFields.self)
+    } else {
+        try decodeLaidOutFields(layout, base, fields, unarchiver, RefusingInvalidFields.self)
+    }
+}
+
+/// How a field holding a value of the wrong kind is treated, as a type: each policy's loop is
+/// compiled for it.
+private protocol InvalidFieldPolicy { static var keepsInvalid: Bool { get } }
+private enum KeepingInvalidFields: InvalidFieldPolicy { static var keepsInvalid: Bool { true } }
+private enum RefusingInvalidFields: InvalidFieldPolicy { static var keepsInvalid: Bool { false } }
+
+private func decodeLaidOutFields<Policy: InvalidFieldPolicy>(
+    _ layout: FieldLayout, _ base: MutableFieldAddress, _ fields: borrowing ObjectFields, _ unarchiver: UnarchiverCore,
+    _ policy: Policy.Type
+) throws {
+    var hint = 0
+    let layoutFields = layout.borrowedFields
+    for i in 0..<layoutFields.count {
+        guard let slot = try fields.slot(keyID: layoutFields[i].keyID, key: layoutFields[i].key, hint: &hint) else { continue }
+        let at = base.advanced(by: layoutFields[i].offset)
+        let mark = Policy.keepsInvalid ? unarchiver.fieldMark : nil
         do {
-            let layoutFields = layout.borrowedFields
-            for i in 0..<layoutFields.count {
-                guard let slot = try fields.slot(keyID: layoutFields[i].keyID, key: layoutFields[i].key, hint: &hint) else { continue }
-                let at = base.advanced(by: layoutFields[i].offset)
-                let mark = keepsInvalid ? unarchiver.fieldMark : nil
-                do {
-                    switch slot {
-                    case .archived(let reference):
-                        try decodeReflectedField(layoutFields[i].kind, layoutFields[i].borrowedCoder, reference, at: at, unarchiver)
-                    case .value(let set):
-                        try layoutFields[i].borrowedCoder.borrow { try $0.coder.assignField(set, at: at) }
-                    }
-                } catch {
-                    try unarchiver.fieldFailed(error, key: layoutFields[i].key, of: fields.dict.uid, mark: mark)
-                }
+            switch slot {
+            case .archived(let reference):
+                try decodeReflectedField(layoutFields[i].kind, layoutFields[i].borrowedCoder, reference, at: at, unarchiver)
+            case .value(let set):
+                try layoutFields[i].borrowedCoder.borrow { try $0.coder.assignField(set, at: at) }
             }
+        } catch {
+            try unarchiver.fieldFailed(error, key: layoutFields[i].key, of: fields.dict.uid, mark: mark)
         }
     }
 }

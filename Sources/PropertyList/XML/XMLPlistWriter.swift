@@ -128,15 +128,6 @@ extension XMLPlistEmitter {
     }
 }
 
-/// Up to eight ASCII digits in the bytes of one word, the last digit in the lowest byte.
-private struct PackedDigits: RandomAccessCollection {
-    var word: UInt64
-    var count: Int
-    var startIndex: Int { 0 }
-    var endIndex: Int { count }
-    subscript(position: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> UInt64(8 * (count - 1 - position))) }
-}
-
 /// The state of one XML write: the output so far.
 struct XMLPlistEmitter {
     static let header: [UInt8] = Array(
@@ -285,16 +276,19 @@ struct XMLPlistEmitter {
 
     private mutating func appendDecimal(magnitude: UInt64, negative: Bool) {
         if negative { output.append(UInt8(ascii: "-")) }
-        guard magnitude < 100_000_000 else { return output.append(contentsOf: magnitude.description.utf8) }
-        // Up to eight digits (UIDs, counts), kept in the bytes of one word and appended in one step.
+        // The digits are appended last first, then put in order where they lie.
+        let start = output.count
         var n = magnitude
-        var digits = PackedDigits(word: 0, count: 0)
         repeat {
-            digits.word |= (UInt64(UInt8(ascii: "0")) + n % 10) << UInt64(8 * digits.count)
-            digits.count += 1
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: n % 10))
             n /= 10
         } while n > 0
-        output.append(contentsOf: digits)
+        var low = start, high = output.count - 1
+        while low < high {
+            output.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// `%.17g` as CoreFoundation writes reals, with `nan`, `+infinity`, `-infinity`, `0.0` and `-0.0`.
