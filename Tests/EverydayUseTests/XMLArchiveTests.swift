@@ -265,6 +265,21 @@ struct XMLArchiveTests {
             #expect(error.objectIndex == nil)
             #expect("\(error)".contains("line \(place.line), column \(place.column)"), "\(error)")
         }
+        // Read leniently, the field keeps its default and the report places the refused value the same way.
+        var options = KeyedUnarchiver.Options()
+        options.keepsDefaultForInvalidFields = true
+        options.collectsReport = true
+        let unarchiver = try KeyedUnarchiver(forReadingFrom: Data(text.utf8), options: options)
+        let lenient = try unarchiver.decode(League.self, forKey: "root")
+        #expect(lenient.squads[2].players[1].age == Player().age)
+        #expect(lenient.squads[2].players[0] == league.squads[2].players[0])
+        let invalid = unarchiver.report.invalidFields
+        #expect(invalid.map(\.keyPath) == ["root.squads[2].players[1].age"])
+        if let refused = invalid.first?.error {
+            #expect(refused.code == .typeMismatch, "\(refused)")
+            #expect(refused.line == place.line && refused.column == place.column && refused.byteOffset == place.byteOffset, "\(refused)")
+            #expect(refused.objectIndex == nil)
+        }
         // A reference to no object inside $objects: the UID's own element is named.
         let objects = try #require(xml.range(of: "<key>$objects</key>"))
         let uidKey = try #require(xml.range(of: "<key>CF$UID</key>", range: objects.upperBound..<xml.endIndex))

@@ -34,6 +34,6 @@ extension UnarchiverCore {
         guard let reporter else { return }
         // What the report says of the values inside the field went with them.
         if let reportMark = mark.report { reporter.report.truncate(to: reportMark) }
-        reporter.report.invalidFields.append(.init(keyPath: reportPath(of: uid) + "." + key, error: error))
+        reporter.report.invalidFields.append(.init(keyPath: reportPath(of: uid) + "." + key, error: graph.placed(error)))
     }
 }
