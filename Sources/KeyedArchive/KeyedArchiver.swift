@@ -97,11 +97,11 @@ public final class KeyedArchiver {
         let mark = core.registrationCount
         core.stack = StackGuard()
         do {
-            let reference = try withKeyPath(key) { try core.coders.typed(T.self).encode(value, inline: false, core) }
+            let reference = try core.coders.typed(T.self).encode(value, inline: false, core)
             appendTop(key, reference: reference)
         } catch let error as ArchiveError {
             core.rollBack(toRegistration: mark)
-            throw error
+            throw error.prependingKeyPath(key)
         } catch {
             core.rollBack(toRegistration: mark)
             throw ArchiveError(.notArchivable, reason: "encoding failed: \(error)", keyPath: key)

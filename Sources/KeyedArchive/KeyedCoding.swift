@@ -153,7 +153,7 @@ extension OptionalCoder: AbsentAsNil {
 }
 
 /// `KeyedCoding` types: a coded object whose fields the type writes itself.
-final class KeyedCodingCoder<K: KeyedCoding>: TypeCoder, @unchecked Sendable {
+final class KeyedCodingCoder<K: KeyedCoding>: TypeCoder {
     private let name = K.archiveClassName ?? defaultClassName(of: K.self)
     private let versioning = TypeVersioning.of(K.self)
     var className: String? { name }
@@ -168,7 +168,7 @@ final class KeyedCodingCoder<K: KeyedCoding>: TypeCoder, @unchecked Sendable {
 
     func decode(_ reference: Int, _ unarchiver: UnarchiverCore) throws -> K {
         try unarchiver.decodeObject(
-            reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning, registersEarly: false
+            reference, as: K.self, ownName: name, legacyNames: K.archiveLegacyClassNames, versioning: versioning
         ) { coded, _ in
             let fields = try ObjectFields(unarchiver, coded, versioning)
             let asked = unarchiver.reporter == nil ? nil : AskedKeys()

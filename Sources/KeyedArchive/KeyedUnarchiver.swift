@@ -135,19 +135,12 @@ public final class KeyedUnarchiver {
             reporter.topReference = entry.reference
         }
         do {
-            return try core.topLevel {
-                try withKeyPath(key) { try core.coders.typed(T.self).decode(entry.reference, core) }
-            }
+            return try core.topLevel { try core.coders.typed(T.self).decode(entry.reference, core) }
         } catch let error as ArchiveError {
-            throw error
+            throw error.prependingKeyPath(key)
         } catch {
             throw ArchiveError(.typeMismatch, reason: "decoding failed: \(error)", keyPath: key)
         }
-    }
-
-    /// Decodes the top-level object `key` of `data` as `type`, reading `data` where it lies.
-    static func decode<T>(_ type: T.Type, forKey key: String, from data: Data, options: Options = Options()) throws -> T {
-        try UnarchiverCore.reading(data, options: options) { core in try decode(type, forKey: key, from: core) }
     }
 
     /// Whether the value under the top-level key `key` is made of objects of a class in `names`:
@@ -220,7 +213,8 @@ public final class KeyedUnarchiver {
     /// - Throws: As ``init(forReadingFrom:options:)`` and ``decode(_:forKey:)`` throw;
     ///   `.keyNotFound` when the archive has no `"root"`.
     public static func unarchivedObject<T>(ofType type: T.Type, from data: Data) throws -> T {
-        try decode(type, forKey: ArchiveFormat.rootKey, from: data)
+        // The archive is read where it lies: nothing outlives the call but what it returns.
+        try UnarchiverCore.reading(data, options: Options()) { core in try decode(type, forKey: ArchiveFormat.rootKey, from: core) }
     }
 }
 

@@ -29,15 +29,9 @@ struct ArchiveObjects: ~Copyable {
         return entries.count - 1
     }
 
-    /// The table reference of a UID object.
+    /// The UID of the raw value at `tableIndex` (a scalar of the table), added on first use.
     @inline(__always)
-    static func reference(toUID uid: Int, in table: BPlistTable) -> Int {
-        table.trailingUID(uid)
-    }
-
-    /// The UID of the raw value at `tableIndex` (a scalar of `table`), added on first use.
-    @inline(__always)
-    mutating func uid(ofRawValue tableIndex: Int, in table: BPlistTable) -> Int {
+    mutating func uid(ofRawValue tableIndex: Int) -> Int {
         if tableIndex < rawValueUIDs.count {
             let known = rawValueUIDs[unchecked: tableIndex]
             if known != 0 { return Int(known) }

@@ -111,10 +111,11 @@ final class ArchiverCore {
 
     // MARK: UIDs and raw values
 
-    /// The table reference of a UID object.
+    /// The table reference of a UID object: one of the table's trailing UIDs, laid out after its
+    /// objects when the file is written.
     @inline(__always)
     func uid(_ uid: Int) -> Int {
-        ArchiveObjects.reference(toUID: uid, in: table)
+        table.trailingUID(uid)
     }
 
     var nullReference: Int { uid(0) }
@@ -122,7 +123,7 @@ final class ArchiverCore {
     /// The UID of a raw plist value placed in `$objects` (equal values share one UID).
     @inline(__always)
     private func rawReference(_ tableIndex: Int) -> Int {
-        uid(objects.uid(ofRawValue: tableIndex, in: table))
+        uid(objects.uid(ofRawValue: tableIndex))
     }
 
     /// Adds the object at `tableIndex` to `$objects`; returns its UID.
@@ -366,9 +367,8 @@ final class ArchiverCore {
         currentFieldStart = frame.outerFieldStart
         currentFrameUID = frame.outerUID
         if openConditionals.isEmpty || openConditionals[openConditionals.count - 1].frame != frame.uid {
-            fields.writeDictionary(
-                to: table, at: frame.slot, firstKey: classKeyIndex, firstValue: classReference, from: frame.fieldStart)
-            fields.truncate(to: frame.fieldStart)
+            fields.popDictionary(
+                into: table, at: frame.slot, firstKey: classKeyIndex, firstValue: classReference, from: frame.fieldStart)
         } else {
             let keys = [classKeyIndex] + fields.keys(from: frame.fieldStart)
             let values = [classReference] + fields.values(from: frame.fieldStart)

@@ -45,11 +45,12 @@ struct FieldStack: ~Copyable {
     }
 
     /// Writes the fields from `start` on into `table` as the dictionary at `index`, after
-    /// `firstKey` and `firstValue`.
-    func writeDictionary(to table: BPlistTable, at index: Int, firstKey: Int, firstValue: Int, from start: Int) {
+    /// `firstKey` and `firstValue`, and drops them.
+    mutating func popDictionary(into table: BPlistTable, at index: Int, firstKey: Int, firstValue: Int, from start: Int) {
         table.setDict(
             at: index, firstKey: firstKey, firstValue: firstValue, keys: keyRefs.elements(from: start),
             values: valueRefs.elements(from: start))
+        truncate(to: start)
     }
 
     /// The keys of the fields from `start` on.

@@ -36,7 +36,7 @@ import Foundation
 /// whether there is an object at all) is known only once `encode(to:)` asks for one; the encoder
 /// does the same steps (subclass dispatch, identity, cycle check, depth) around it. Decoding a
 /// coded object of the type's class goes through `decodeObject`.
-final class CodableCoder<T>: TypeCoder, @unchecked Sendable {  // immutable after init
+final class CodableCoder<T>: TypeCoder {  // immutable after init
     private let name = defaultClassName(of: T.self)
     /// `$classes`: the name, superclass names, `NSObject`.
     private let classes: [String]
@@ -143,7 +143,7 @@ final class CodableCoder<T>: TypeCoder, @unchecked Sendable {  // immutable afte
                                 || unarchiver.isModuleMove(description.name, of: T.self)))
                 {
                     return try unarchiver.decodeObject(
-                        reference, as: T.self, ownName: name, versioning: versioning, registersEarly: false
+                        reference, as: T.self, ownName: name, versioning: versioning
                     ) { coded, _ in
                         let fields = try ObjectFields(unarchiver, coded, versioning)
                         let asked = unarchiver.reporter == nil ? nil : AskedKeys()

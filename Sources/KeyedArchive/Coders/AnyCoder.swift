@@ -5,7 +5,7 @@ import Foundation
 /// property-list values the way `JSONSerialization` gives them (Int, Double, Bool, String,
 /// Data, Date, URL, UUID, `[Any]`, `[String: Any]`, `Set<AnyHashable>`, `NSNull`), or as a
 /// registered or mapped type for any other class name.
-final class AnyCoder<T>: TypeCoder, @unchecked Sendable {
+final class AnyCoder<T>: TypeCoder {
     func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let unwrapped: Any = (value as? AnyHashable)?.base ?? value
         return try archiver.encodeDynamic(unwrapped, inline: inline)

@@ -94,7 +94,8 @@ enum FoundationUnits {
 }
 
 /// A converter `value = reciprocal / base`, for reciprocal units of archives that are not Foundation's own.
-final class ReciprocalUnitConverter: UnitConverter, @unchecked Sendable {  // immutable
+// @unchecked: its one property is a `let` Double; `UnitConverter`, an `NSObject` subclass, is not marked `Sendable`.
+final class ReciprocalUnitConverter: UnitConverter, @unchecked Sendable {
     let reciprocal: Double
 
     init(reciprocal: Double) {
@@ -120,7 +121,7 @@ extension Measurement: ArchiveContainer {
     static func makeCoder() -> any TypeCoder { MeasurementCoder<UnitType>() }
 }
 
-final class MeasurementCoder<U: Unit>: TypeCoder, @unchecked Sendable {
+final class MeasurementCoder<U: Unit>: TypeCoder {
     func encode(_ value: Measurement<U>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let unit = try archiver.unitObject(value.unit)
         let frame = archiver.beginObject()
@@ -263,7 +264,7 @@ extension UnarchiverCore {
 
 /// `NSCountedSet`: `NS.count` elements as `NS.object<i>` (objects, never inline, as Foundation
 /// reads them), each with its count as `NS.count<i>`.
-final class CountedSetCoder<T>: TypeCoder, @unchecked Sendable {
+final class CountedSetCoder<T>: TypeCoder {
     func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let set = value as! NSCountedSet
         return try archiver.foundationInstance(set, typeName: ArchiveFormat.countedSetClass) {
@@ -325,7 +326,7 @@ extension UnarchiverCore {
 /// Decoding reads and checks everything into an ``ArchivedAttributedString`` first; Foundation's
 /// class is built from it only for a field of that class (Foundation on Linux leaks every one it
 /// builds), with the work charged to the decoding budget before it is done.
-final class AttributedStringCoder<T>: TypeCoder, @unchecked Sendable {
+final class AttributedStringCoder<T>: TypeCoder {
     func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         if let archived = value as? ArchivedAttributedString {
             let (name, classes, fields) = try archiver.attributedStringFields(archived)
@@ -462,7 +463,7 @@ extension UnarchiverCore {
 // MARK: Notification
 
 /// `Notification` as `NSNotification`: `NS.name`, `NS.object` and `NS.userinfo`.
-final class NotificationCoder: TypeCoder, @unchecked Sendable {
+final class NotificationCoder: TypeCoder {
     func encode(_ value: Notification, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         var fields = [(ArchiveFormat.nameField, archiver.string(value.name.rawValue))]
         if let object = value.object {

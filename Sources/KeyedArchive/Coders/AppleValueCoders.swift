@@ -160,7 +160,7 @@ extension UnarchiverCore {
 
 /// `IndexSet` as `NSIndexSet`: `NSRangeCount`; one range as `NSLocation` and `NSLength`, more
 /// (or none) as `NSRangeData`, each range's location and length packed.
-final class IndexSetCoder: TypeCoder, @unchecked Sendable {
+final class IndexSetCoder: TypeCoder {
     func encode(_ value: IndexSet, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let ranges = value.rangeView
         let frame = archiver.beginObject()
@@ -223,7 +223,7 @@ final class IndexSetCoder: TypeCoder, @unchecked Sendable {
 
 /// `IndexPath` as `NSIndexPath`: `NSIndexPathLength`; one index as `NSIndexPathValue`, more as
 /// `NSIndexPathData`, packed.
-final class IndexPathCoder: TypeCoder, @unchecked Sendable {
+final class IndexPathCoder: TypeCoder {
     func encode(_ value: IndexPath, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let frame = archiver.beginObject()
         archiver.addField(ArchiveFormat.indexPathLengthField, value: archiver.integer(Int64(value.count), inline: true))
@@ -257,7 +257,7 @@ final class IndexPathCoder: TypeCoder, @unchecked Sendable {
 // MARK: Locale, TimeZone, Calendar
 
 /// `Locale` as `NSLocale`: its identifier (`NS.identifier`).
-final class LocaleCoder: TypeCoder, @unchecked Sendable {
+final class LocaleCoder: TypeCoder {
     func encode(_ value: Locale, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.foundationObject(className: ArchiveFormat.localeClass, fields: [(ArchiveFormat.identifierField, archiver.string(value.identifier))])
     }
@@ -272,7 +272,7 @@ final class LocaleCoder: TypeCoder, @unchecked Sendable {
 /// `TimeZone` as `NSTimeZone`: its name (`NS.name`) and its TZif rules (`NS.data`; empty for a
 /// fixed offset), which Foundation reads a name it does not know from. Reading here takes the
 /// name only (`Europe/Paris`, `GMT+0100`): rules from an archive are never parsed.
-final class TimeZoneCoder: TypeCoder, @unchecked Sendable {
+final class TimeZoneCoder: TypeCoder {
     func encode(_ value: TimeZone, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let rules = (value as NSTimeZone).data
         return archiver.foundationObject(
@@ -295,7 +295,7 @@ final class TimeZoneCoder: TypeCoder, @unchecked Sendable {
 /// `Calendar` as `NSCalendar`: `NS.identifier` (`gregorian`, `iso8601`, …), `NS.locale`,
 /// `NS.timezone`, `NS.firstwkdy`, `NS.mindays`, and for the Gregorian calendar the date it
 /// starts (`NS.gstartdate`, always 15 October 1582 here: Calendar has no way to change it).
-final class CalendarCoder: TypeCoder, @unchecked Sendable {
+final class CalendarCoder: TypeCoder {
     /// 1582-10-15T00:00:00Z.
     static let gregorianStart = Date(timeIntervalSinceReferenceDate: -13_197_600_000)
 
@@ -343,7 +343,7 @@ final class CalendarCoder: TypeCoder, @unchecked Sendable {
 // MARK: NSValue
 
 /// `NSRange` as an `NSValue` range: `NS.special` 4, `NS.rangeval.location`, `NS.rangeval.length`.
-final class NSRangeCoder: TypeCoder, @unchecked Sendable {
+final class NSRangeCoder: TypeCoder {
     func encode(_ value: NSRange, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.rangeValue(location: value.location, length: value.length)
     }
@@ -359,7 +359,7 @@ final class NSRangeCoder: TypeCoder, @unchecked Sendable {
 
 /// `Range<Int>` as an `NSValue` range (location and length). NSRange's location is unsigned in
 /// Apple's Foundation, so a range reaching below zero keeps the `Codable` layout.
-final class IntRangeCoder: TypeCoder, @unchecked Sendable {
+final class IntRangeCoder: TypeCoder {
     func encode(_ value: Range<Int>, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         guard value.lowerBound >= 0 else { return try CodableCoder<Range<Int>>().encode(value, inline: inline, archiver) }
         return archiver.rangeValue(location: value.lowerBound, length: value.count)
@@ -450,7 +450,7 @@ extension UnarchiverCore {
 /// `CGPoint`, `CGSize` and `CGRect` as `NSValue`s: `NS.special` 1, 2 or 3 and the geometry as a
 /// string, `{x, y}`, `{width, height}` or `{{x, y}, {width, height}}`. A value with a NaN or an
 /// infinity, which the string cannot carry, keeps the `Codable` layout.
-final class GeometryCoder<T>: TypeCoder, @unchecked Sendable {
+final class GeometryCoder<T>: TypeCoder {
     private static var kind: SpecialValueKind {
         T.self == CGPoint.self ? .point : T.self == CGSize.self ? .size : .rect
     }

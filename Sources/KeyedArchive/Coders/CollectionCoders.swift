@@ -31,7 +31,7 @@ extension Dictionary: ArchiveContainer {
 }
 
 /// `nil` is a UID pointing at `$null`; a value is coded as the wrapped type.
-final class OptionalCoder<Wrapped>: TypeCoder, @unchecked Sendable {
+final class OptionalCoder<Wrapped>: TypeCoder {
     private let wrapped = CoderCache.global(Wrapped.self)
     var archivedNames: [String] { wrapped.archivedNames }
     var archivedCollection: ArchivedCollection? { wrapped.archivedCollection }
@@ -49,7 +49,7 @@ final class OptionalCoder<Wrapped>: TypeCoder, @unchecked Sendable {
 
 
 /// `NSArray`: `{$class, NS.objects: [UID…]}`.
-final class ArrayCoder<Element>: TypeCoder, @unchecked Sendable {
+final class ArrayCoder<Element>: TypeCoder {
     private let element = CoderCache.global(Element.self)
     var archivedNames: [String] { element.archivedNames }
     var archivedCollection: ArchivedCollection? { .list }
@@ -65,7 +65,7 @@ final class ArrayCoder<Element>: TypeCoder, @unchecked Sendable {
 
 /// `[String]`, `[Int]` and `[Double]`: ``ArrayCoder`` with the element type fixed at compile time,
 /// so the list code is specialised for it. Their elements are archived under no class name.
-final class StringArrayCoder: TypeCoder, @unchecked Sendable {
+final class StringArrayCoder: TypeCoder {
     private let element = StringCoder()
     var archivedCollection: ArchivedCollection? { .list }
 
@@ -78,7 +78,7 @@ final class StringArrayCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class IntArrayCoder: TypeCoder, @unchecked Sendable {
+final class IntArrayCoder: TypeCoder {
     private let element = IntegerCoder<Int>()
     var archivedCollection: ArchivedCollection? { .list }
 
@@ -91,7 +91,7 @@ final class IntArrayCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class DoubleArrayCoder: TypeCoder, @unchecked Sendable {
+final class DoubleArrayCoder: TypeCoder {
     private let element = DoubleCoder()
     var archivedCollection: ArchivedCollection? { .list }
 
@@ -105,7 +105,7 @@ final class DoubleArrayCoder: TypeCoder, @unchecked Sendable {
 }
 
 /// `NSSet`: `{$class, NS.objects: [UID…]}`, elements in a stable order.
-final class SetCoder<Element: Hashable>: TypeCoder, @unchecked Sendable {
+final class SetCoder<Element: Hashable>: TypeCoder {
     private let element = CoderCache.global(Element.self)
     var archivedNames: [String] { element.archivedNames }
     var archivedCollection: ArchivedCollection? { .list }
@@ -121,7 +121,7 @@ final class SetCoder<Element: Hashable>: TypeCoder, @unchecked Sendable {
 }
 
 /// `NSDictionary`: `{$class, NS.keys: [UID…], NS.objects: [UID…]}`, keys in a stable order.
-final class DictionaryCoder<Key: Hashable, Value>: TypeCoder, @unchecked Sendable {
+final class DictionaryCoder<Key: Hashable, Value>: TypeCoder {
     private let keyCoder = CoderCache.global(Key.self)
     private let valueCoder = CoderCache.global(Value.self)
     var archivedNames: [String] { valueCoder.archivedNames }
@@ -139,7 +139,7 @@ final class DictionaryCoder<Key: Hashable, Value>: TypeCoder, @unchecked Sendabl
 /// `[String: String]`, `[String: Int]` and `[String: Double]`: ``DictionaryCoder`` with both types
 /// fixed at compile time (hashing, sorting and collection code specialised for them). Their values
 /// are archived under no class name.
-final class StringToStringCoder: TypeCoder, @unchecked Sendable {
+final class StringToStringCoder: TypeCoder {
     private let keyCoder = StringCoder()
     private let valueCoder = StringCoder()
     var archivedCollection: ArchivedCollection? { .dictionary }
@@ -153,7 +153,7 @@ final class StringToStringCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class StringToIntCoder: TypeCoder, @unchecked Sendable {
+final class StringToIntCoder: TypeCoder {
     private let keyCoder = StringCoder()
     private let valueCoder = IntegerCoder<Int>()
     var archivedCollection: ArchivedCollection? { .dictionary }
@@ -167,7 +167,7 @@ final class StringToIntCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class StringToDoubleCoder: TypeCoder, @unchecked Sendable {
+final class StringToDoubleCoder: TypeCoder {
     private let keyCoder = StringCoder()
     private let valueCoder = DoubleCoder()
     var archivedCollection: ArchivedCollection? { .dictionary }

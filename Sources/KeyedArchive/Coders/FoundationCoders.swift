@@ -32,7 +32,7 @@ enum FoundationFamily {
 private let numberBooleanClass: AnyClass = type(of: NSNumber(value: true))
 
 /// A Foundation object (`T` is `NSNumber`, `NSMutableString`, …) coded through its Swift value.
-final class FoundationObjectCoder<T>: TypeCoder, @unchecked Sendable {
+final class FoundationObjectCoder<T>: TypeCoder {
     private let family: FoundationFamily
 
     init(_ family: FoundationFamily) {
@@ -147,7 +147,7 @@ final class FoundationObjectCoder<T>: TypeCoder, @unchecked Sendable {
 /// `Decimal` in `NSDecimalNumber`'s layout: `NS.exponent`, `NS.length` (mantissa words in use),
 /// `NS.negative`, `NS.compact`, `NS.mantissa.bo` (1: little-endian words) and `NS.mantissa`
 /// (16 bytes: eight 16-bit words, least significant first). A NaN has length 0 and is negative.
-final class DecimalCoder: TypeCoder, @unchecked Sendable {
+final class DecimalCoder: TypeCoder {
     static let classes = [ArchiveFormat.decimalNumberClass, "NSNumber", "NSValue", ArchiveFormat.rootClass]
 
     func encode(_ value: Decimal, inline: Bool, _ archiver: ArchiverCore) throws -> Int {

@@ -49,7 +49,7 @@ func primitiveCoder<T>(for type: T.Type) -> (any TypeCoder)? {
 
 /// A Foundation object (`NSNotification`, `NSIndexSet`, …) archived as the Swift value it bridges
 /// to, by that value's coder; decoded as that value, bridged back.
-final class BridgedObjectCoder<T, Value>: TypeCoder, @unchecked Sendable {  // immutable
+final class BridgedObjectCoder<T, Value>: TypeCoder {  // immutable
     private let valueCoder: TypedCoder<Value>
 
     init(_ valueCoder: TypedCoder<Value>) {
@@ -70,7 +70,7 @@ final class BridgedObjectCoder<T, Value>: TypeCoder, @unchecked Sendable {  // i
     }
 }
 
-final class IntegerCoder<I: FixedWidthInteger>: TypeCoder, @unchecked Sendable {
+final class IntegerCoder<I: FixedWidthInteger>: TypeCoder {
     func encode(_ value: I, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         I.isSigned ? archiver.integer(Int64(value), inline: inline) : archiver.unsignedInteger(UInt64(value), inline: inline)
     }
@@ -109,7 +109,7 @@ final class IntegerCoder<I: FixedWidthInteger>: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class BoolCoder: TypeCoder, @unchecked Sendable {
+final class BoolCoder: TypeCoder {
     func encode(_ value: Bool, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.boolean(value, inline: inline)
     }
@@ -125,7 +125,7 @@ final class BoolCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class DoubleCoder: TypeCoder, @unchecked Sendable {
+final class DoubleCoder: TypeCoder {
     func encode(_ value: Double, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.real(value, inline: inline)
     }
@@ -151,7 +151,7 @@ final class DoubleCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class FloatCoder: TypeCoder, @unchecked Sendable {
+final class FloatCoder: TypeCoder {
     func encode(_ value: Float, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.float(value, inline: inline)
     }
@@ -168,7 +168,7 @@ final class FloatCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class StringCoder: TypeCoder, @unchecked Sendable {
+final class StringCoder: TypeCoder {
     func encode(_ value: String, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.string(value)
     }
@@ -203,7 +203,7 @@ final class StringCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class DataCoder: TypeCoder, @unchecked Sendable {
+final class DataCoder: TypeCoder {
     func encode(_ value: Data, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.data([UInt8](value), inline: false)
     }
@@ -233,7 +233,7 @@ final class DataCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class DateCoder: TypeCoder, @unchecked Sendable {
+final class DateCoder: TypeCoder {
     func encode(_ value: Date, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         // The time, the object, then its key: the order the objects have always been added in.
         let time = archiver.real(value.timeIntervalSinceReferenceDate, inline: true)
@@ -253,7 +253,7 @@ final class DateCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class URLCoder: TypeCoder, @unchecked Sendable {
+final class URLCoder: TypeCoder {
     func encode(_ value: URL, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let base = try value.baseURL.map { try encode($0, inline: false, archiver) } ?? archiver.nullReference
         return archiver.foundationObject(
@@ -279,7 +279,7 @@ final class URLCoder: TypeCoder, @unchecked Sendable {
     }
 }
 
-final class UUIDCoder: TypeCoder, @unchecked Sendable {
+final class UUIDCoder: TypeCoder {
     func encode(_ value: UUID, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         let u = value.uuid
         let bytes = [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
@@ -311,7 +311,7 @@ final class UUIDCoder: TypeCoder, @unchecked Sendable {
 /// it appears. (On Apple platforms `NSNull()` is this kind of singleton already.)
 let decodedNull = NSNull()
 
-final class NullCoder<T>: TypeCoder, @unchecked Sendable {
+final class NullCoder<T>: TypeCoder {
     func encode(_ value: T, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         archiver.foundationObject(className: ArchiveFormat.nullClass, fields: [])
     }
@@ -324,7 +324,7 @@ final class NullCoder<T>: TypeCoder, @unchecked Sendable {
 }
 
 /// Enums and other `RawRepresentable` types whose raw value is a property-list value.
-final class RawRepresentableCoder<R: RawRepresentable>: TypeCoder, @unchecked Sendable {
+final class RawRepresentableCoder<R: RawRepresentable>: TypeCoder {
     func encode(_ value: R, inline: Bool, _ archiver: ArchiverCore) throws -> Int {
         try archiver.coders.typed(R.RawValue.self).encode(value.rawValue, inline: inline, archiver)
     }

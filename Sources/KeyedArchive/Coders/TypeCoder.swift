@@ -193,7 +193,7 @@ protocol ArchiveContainer {
 }
 
 /// A type no strategy can code; every use throws an error naming the type and the fixes.
-final class UnsupportedCoder<T>: TypeCoder, @unchecked Sendable {
+final class UnsupportedCoder<T>: TypeCoder {
     private var error: ArchiveError {
         let name = String(reflecting: T.self)
         let fix =

@@ -7,7 +7,10 @@ import Synchronization
 ///
 /// A class, so handing a layout to each object written costs one reference count, not a copy
 /// of its arrays and strings.
-final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutable
+// @unchecked: every property is a `let` set when the layout is built and never written again; what
+// the checker cannot see through are the fields' unretained coders (kept alive by `coderObject`),
+// the copy of `fields` in memory the layout owns, and `Any.Type` metadata.
+final class FieldLayout: @unchecked Sendable {
     struct Field {
         /// The stored name (`_x`, `$__lazy_storage_$_x`, `x`).
         let storedName: String
@@ -56,6 +59,10 @@ final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutab
     let superclasses: [Any.Type]
     /// The first archived `let` field, which reflection cannot write.
     let letField: Field?
+    /// Why no value of the type can be archived: its first archived `let` field (which decoding
+    /// could not restore), else the problem with its versioning; nil for almost every type. Found
+    /// once, when the layout is built, rather than for every object written.
+    let encodeRefusal: ArchiveError?
     /// A small number unique to this layout in the process, so archivers can keep per-layout
     /// state in arrays instead of hashing.
     let number: Int
@@ -65,21 +72,22 @@ final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutab
     /// ``fields``, read where they lie; valid while the layout lives.
     var borrowedFields: BorrowedElements<Field> { fixedFields.elements }
 
-    private init(fields: [Field], classes: [String], superclasses: [Any.Type], letField: Field?) {
+    private init(fields: [Field], classes: [String], superclasses: [Any.Type], letField: Field?, encodeRefusal: ArchiveError?) {
         self.fields = fields
         fixedFields = FixedElements(fields)
         self.classes = classes
         self.superclasses = superclasses
         self.letField = letField
+        self.encodeRefusal = encodeRefusal
         number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
     }
 
-    /// Builds the layout of `A`.
+    /// Builds the layout of `A`, whose versioning has `versioningProblem` (``TypeVersioning/problem``).
     ///
     /// - Throws: `.reflection` if the type is not a struct or class; `.notArchivable` if the
     ///   runtime's field table and `Mirror` disagree (``LayoutCheck``), or for a field that cannot
     ///   be coded (a function).
-    static func build<A: Archivable>(_ type: A.Type, className: String) throws -> FieldLayout {
+    static func build<A: Archivable>(_ type: A.Type, className: String, versioningProblem: ArchiveError?) throws -> FieldLayout {
         let typeName = String(reflecting: A.self)
         guard let table = FieldTable(A.self) else {
             throw ArchiveError(
@@ -141,9 +149,10 @@ final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutab
                     borrowedCoder: Unretained(coderObject), isVar: info.isVar,
                     kind: Kind(info.type, isStrong: info.isStrong)))
         }
+        let letField = fields.first { !$0.isVar }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass], superclasses: superclasses,
-            letField: fields.first { !$0.isVar })
+            letField: letField, encodeRefusal: letField.map { letFieldError($0, of: A.self) } ?? versioningProblem)
     }
 
     /// The superclasses of `type` that `$classes` names, nearest first: its Swift superclasses
@@ -161,7 +170,7 @@ final class FieldLayout: @unchecked Sendable {  // immutable; coders are immutab
     static let generatedStorage: Set<String> = ["_$observationRegistrar", "_$backingData"]
 
     /// The error for archiving or unarchiving a type whose archived fields include `field`, a `let`.
-    func letFieldError(_ field: Field, of type: Any.Type) -> ArchiveError {
+    static func letFieldError(_ field: Field, of type: Any.Type) -> ArchiveError {
         ArchiveError(
             .letField,
             reason: "\(String(reflecting: type)).\(field.key) is a let constant; reflection cannot restore it. Declare it var, list it in transientFields, or adopt KeyedCoding or Codable",
@@ -241,7 +250,7 @@ private enum UnownedOptionalReference<C: AnyObject>: NonStrongReference {
 /// The coder of a field that holds no strong reference: its value is coded as `Reference.Value`
 /// and read and written as `Reference` says. A failed decode leaves the field as it is, and a
 /// copy of the field is not made: it holds no strong reference.
-private final class NonStrongFieldCoder<Reference: NonStrongReference>: TypeCoder, @unchecked Sendable {
+private final class NonStrongFieldCoder<Reference: NonStrongReference>: TypeCoder {
     private let value = CoderCache.global(Reference.Value.self)
 
     func encode(_ value: Reference.Value, inline: Bool, _ archiver: ArchiverCore) throws -> Int {

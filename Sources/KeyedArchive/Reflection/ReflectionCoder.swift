@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// `Archivable` types: fields found by reflection, read and written at their addresses (``FieldAddress``).
-final class ReflectionCoder<A: Archivable>: TypeCoder, @unchecked Sendable {  // layout published once, atomically
+final class ReflectionCoder<A: Archivable>: TypeCoder {  // layout published once, atomically
     private let name = A.archiveClassName ?? defaultClassName(of: A.self)
     private let isClass = A.self is AnyClass
     private let versioning = TypeVersioning.of(A.self)
@@ -27,7 +27,7 @@ final class ReflectionCoder<A: Archivable>: TypeCoder, @unchecked Sendable {  //
         if let box = published.load() { return try box.result.get() }
         let built: Result<FieldLayout, ArchiveError>
         do {
-            built = .success(try FieldLayout.build(A.self, className: name))
+            built = .success(try FieldLayout.build(A.self, className: name, versioningProblem: versioning.problem))
         } catch let error as ArchiveError {
             built = .failure(error)
         }
@@ -85,8 +85,7 @@ final class ReflectionCoder<A: Archivable>: TypeCoder, @unchecked Sendable {  //
 
     private func encodeFields(_ layout: FieldLayout, _ base: FieldAddress, _ archiver: ArchiverCore) throws {
         // What decoding would refuse is refused before it is written.
-        if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
-        try versioning.checkVersion()
+        if let refusal = layout.encodeRefusal { throw refusal }
         let keyStart = archiver.fieldKeyStart(of: layout)
         // Fields are read in place (a copied `Field` costs a retain and release per member).
         do {
@@ -115,9 +114,9 @@ final class ReflectionCoder<A: Archivable>: TypeCoder, @unchecked Sendable {  //
 
     private func decode(_ reference: Int, _ layout: FieldLayout, _ unarchiver: UnarchiverCore) throws -> A {
         try unarchiver.decodeObject(
-            reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, versioning: versioning, registersEarly: true
+            reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, versioning: versioning
         ) { coded, register in
-            if let field = layout.letField { throw layout.letFieldError(field, of: A.self) }
+            if let field = layout.letField { throw FieldLayout.letFieldError(field, of: A.self) }
             if isClass {
                 let decoded = A()
                 let object = asObject(decoded)

@@ -205,13 +205,14 @@ extension UnarchiverCore {
     /// Reads a coded object as `T`, choosing the type by the archive's class name: `T` itself
     /// (its own name, or a name mapped to `T`), or a registered or mapped type that is a `T`.
     ///
-    /// `make` builds the value; a class that `registersEarly` calls `register` with its instance
-    /// before decoding its fields, so references back to it (cycles) resolve to that instance.
+    /// `make` builds the value; a class that calls `register` with its instance before decoding
+    /// its fields has references back to it (cycles) resolve to that instance (one that does not
+    /// is registered when `make` returns).
     /// An object archived at another version than `versioning`'s is refused if it is newer (unless
     /// the options allow it); `make` reads its fields through an ``ObjectFields``.
     func decodeObject<T>(
         _ reference: Int, as type: T.Type, ownName: String, legacyNames: @autoclosure () -> [String] = [],
-        versioning: TypeVersioning, registersEarly: Bool,
+        versioning: TypeVersioning,
         make: (CodedObject, (AnyObject) -> Void) throws -> T
     ) throws -> T {
         var typeName: String { String(reflecting: T.self) }

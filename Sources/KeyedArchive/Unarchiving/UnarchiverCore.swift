@@ -184,12 +184,7 @@ final class UnarchiverCore {
         let dict = ObjectDict(object: object, index: index, uid: uid)
         var hint = 0
         guard let classRef = try value(in: dict, keyID: ArchiveKeyIDs.classKey, hint: &hint) else { return nil }
-        let classObject = try graph.object(at: classRef)
-        guard classObject.kind == .uid else {
-            throw ArchiveError(
-                .invalidArchive, reason: "$class of object UID \(uid) is not a UID", byteOffset: classObject.offset, objectIndex: classRef)
-        }
-        return (dict, try classDescription(classRef))
+        return (dict, try classDescription(classRef, of: uid))
     }
 
     /// The class description of an object dictionary that ``objectDict(uid:object:index:)`` returned.
@@ -198,11 +193,18 @@ final class UnarchiverCore {
         guard let classRef = try value(in: dict, keyID: ArchiveKeyIDs.classKey, hint: &hint) else {
             throw ArchiveError(.invalidArchive, reason: "object UID \(dict.uid) has no $class", byteOffset: dict.object.offset, objectIndex: dict.index)
         }
-        return try classDescription(classRef)
+        return try classDescription(classRef, of: dict.uid)
     }
 
-    private func classDescription(_ classRef: Int) throws(ArchiveError) -> ClassDescription {
-        guard case .object(let uid, let object, let index) = try target(classRef) else {
+    /// The class description `classRef`, the `$class` reference of the object `objectUID`, names.
+    private func classDescription(_ classRef: Int, of objectUID: Int) throws(ArchiveError) -> ClassDescription {
+        let uid: Int, object: ArchiveGraph.Object, index: Int
+        switch try target(classRef) {
+        case .object(let u, let o, let i): (uid, object, index) = (u, o, i)
+        case .inline(let value, _):
+            throw ArchiveError(
+                .invalidArchive, reason: "$class of object UID \(objectUID) is not a UID", byteOffset: value.offset, objectIndex: classRef)
+        case .null:
             throw ArchiveError(.invalidArchive, reason: "$class points at $null", byteOffset: graph.offset(of: classRef), objectIndex: classRef)
         }
         if let slot = classSlots.value(for: uid) { return classDescriptions[Int(slot)] }

@@ -1,7 +1,9 @@
 @_spi(Reader) import PropertyList
 
 /// What one type declares about its archive versions (``ArchiveVersioned``), read once per coder.
-final class TypeVersioning: @unchecked Sendable {  // immutable after init
+// @unchecked: every property is a `let` set in init; the migration steps are the type's declared
+// closures, which read and write only the object each call is handed.
+final class TypeVersioning: @unchecked Sendable {
     /// A field the archive may hold under old keys.
     struct Alias {
         let field: String
