@@ -169,7 +169,9 @@ final class ReflectionCoder<A: Archivable>: TypeCoder {  // layout published onc
 
 /// ``ReflectionCoder/decodeFields(_:_:_:_:)``, which does not depend on the coded type: outside
 /// the generic class, its loop is compiled once for each way of treating invalid fields (a strict
-/// decode takes no mark before each field).
+/// decode takes no mark before each field). Worth 1.3% of decoding: keyed-1k 24.91 M → 24.59 M
+/// instructions (`valgrind --tool=callgrind --toggle-collect='*runMarked*'
+/// KeyedArchiveBenchmarks keyed-1k --only ours-decode`, release).
 private func decodeLaidOutFields(
     _ layout: FieldLayout, _ base: MutableFieldAddress, _ fields: borrowing ObjectFields, _ unarchiver: UnarchiverCore
 ) throws {
