@@ -57,8 +57,9 @@ final class FieldLayout: @unchecked Sendable {
     let classes: [String]
     /// The superclasses named in `classes`, nearest first, so an archiver can rename them too.
     let superclasses: [Any.Type]
-    /// The first archived `let` field, which reflection cannot write.
-    let letField: Field?
+    /// Why reflection can neither archive nor unarchive the type: its first archived `let`
+    /// field, which it cannot write; nil when every archived field is a `var`.
+    let letFieldError: ArchiveError?
     /// Why no value of the type can be archived: its first archived `let` field (which decoding
     /// could not restore), else the problem with its versioning; nil for almost every type. Found
     /// once, when the layout is built, rather than for every object written.
@@ -72,13 +73,13 @@ final class FieldLayout: @unchecked Sendable {
     /// ``fields``, read where they lie; valid while the layout lives.
     var borrowedFields: BorrowedElements<Field> { fixedFields.elements }
 
-    private init(fields: [Field], classes: [String], superclasses: [Any.Type], letField: Field?, encodeRefusal: ArchiveError?) {
+    private init(fields: [Field], classes: [String], superclasses: [Any.Type], letFieldError: ArchiveError?, versioningProblem: ArchiveError?) {
         self.fields = fields
         fixedFields = FixedElements(fields)
         self.classes = classes
         self.superclasses = superclasses
-        self.letField = letField
-        self.encodeRefusal = encodeRefusal
+        self.letFieldError = letFieldError
+        encodeRefusal = letFieldError ?? versioningProblem
         number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
     }
 
@@ -149,10 +150,9 @@ final class FieldLayout: @unchecked Sendable {
                     borrowedCoder: Unretained(coderObject), isVar: info.isVar,
                     kind: Kind(info.type, isStrong: info.isStrong)))
         }
-        let letField = fields.first { !$0.isVar }
         return FieldLayout(
             fields: fields, classes: [className] + superclassNames + [ArchiveFormat.rootClass], superclasses: superclasses,
-            letField: letField, encodeRefusal: letField.map { letFieldError($0, of: A.self) } ?? versioningProblem)
+            letFieldError: fields.first { !$0.isVar }.map { letFieldError($0, of: A.self) }, versioningProblem: versioningProblem)
     }
 
     /// The superclasses of `type` that `$classes` names, nearest first: its Swift superclasses
@@ -170,7 +170,7 @@ final class FieldLayout: @unchecked Sendable {
     static let generatedStorage: Set<String> = ["_$observationRegistrar", "_$backingData"]
 
     /// The error for archiving or unarchiving a type whose archived fields include `field`, a `let`.
-    static func letFieldError(_ field: Field, of type: Any.Type) -> ArchiveError {
+    private static func letFieldError(_ field: Field, of type: Any.Type) -> ArchiveError {
         ArchiveError(
             .letField,
             reason: "\(String(reflecting: type)).\(field.key) is a let constant; reflection cannot restore it. Declare it var, list it in transientFields, or adopt KeyedCoding or Codable",

@@ -116,7 +116,7 @@ final class ReflectionCoder<A: Archivable>: TypeCoder {  // layout published onc
         try unarchiver.decodeObject(
             reference, as: A.self, ownName: name, legacyNames: A.archiveLegacyClassNames, versioning: versioning
         ) { coded, register in
-            if let field = layout.letField { throw FieldLayout.letFieldError(field, of: A.self) }
+            if let refusal = layout.letFieldError { throw refusal }
             if isClass {
                 let decoded = A()
                 let object = asObject(decoded)
@@ -143,7 +143,7 @@ final class ReflectionCoder<A: Archivable>: TypeCoder {  // layout published onc
     /// it has in one fresh `A()`. Only fields of the `.other` kind can hold a strong reference
     /// (weak and unowned ones are `.other` too, and left as they are by their coders).
     func resetDecodedFields(of instances: [AnyObject]) {
-        guard isClass, let layout = try? layout(), layout.letField == nil,
+        guard isClass, let layout = try? layout(), layout.letFieldError == nil,
             layout.fields.contains(where: { $0.kind == .other })
         else { return }
         let template = asObject(A())
